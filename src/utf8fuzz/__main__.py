@@ -1,0 +1,5 @@
+import sys
+
+from utf8fuzz.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per ``utf8fuzz`` subcommand; see :mod:`utf8fuzz.cli`."""

@@ -1,0 +1,85 @@
+"""Decoder adapters, one module each, and the registry that finds them.
+
+Each module in ``ADAPTERS`` exposes ``discover()`` (see :mod:`.base`). The
+registry asks each in turn; a module that is missing or fails to import is
+reported as unavailable with its reason, never as an error.
+
+Names. ``resolve(spec)`` accepts a decoder name (``cpython:replace``), a glob
+(``cpython:*``), or a user's decoder as ``module:attr`` with an optional claimed
+profile (``mypkg.codec:decode@corrected``), handled by :mod:`.plugin`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+from functools import cache
+
+from utf8fuzz.decoders.base import Decoder, Unavailable
+
+#: Adapter modules, in the order ``utf8fuzz decoders`` lists them.
+ADAPTERS: tuple[str, ...] = (
+    "reference",
+    "cpython",
+    "fast",
+    "icu",
+    "pyicu",
+    "iconv",
+    "node",
+    "mutf8",
+    "plugin",
+)
+
+
+@cache
+def discover_all() -> tuple[tuple[Decoder, ...], tuple[Unavailable, ...]]:
+    found: list[Decoder] = []
+    missing: list[Unavailable] = []
+    for mod in ADAPTERS:
+        try:
+            m = importlib.import_module(f"utf8fuzz.decoders.{mod}")
+        except ModuleNotFoundError as e:
+            if e.name == f"utf8fuzz.decoders.{mod}":
+                continue  # adapter not written
+            missing.append(Unavailable(mod, f"cannot import: {e}"))
+            continue
+        except Exception as e:  # an adapter's import failing must not stop the rest
+            missing.append(Unavailable(mod, f"cannot import: {type(e).__name__}: {e}"))
+            continue
+        for d in m.discover():
+            (missing if isinstance(d, Unavailable) else found).append(d)  # type: ignore[arg-type]
+    return tuple(found), tuple(missing)
+
+
+def available() -> list[Decoder]:
+    return list(discover_all()[0])
+
+
+def unavailable() -> list[Unavailable]:
+    return list(discover_all()[1])
+
+
+class UnknownDecoder(ValueError):
+    pass
+
+
+def resolve(spec: str) -> list[Decoder]:
+    """Decoders matching ``spec``: a name, a glob, or ``module:attr[@profile]``."""
+    found = available()
+    hits = [d for d in found if fnmatch.fnmatchcase(d.name, spec)]
+    if hits:
+        return hits
+    for u in unavailable():
+        if fnmatch.fnmatchcase(u.name, spec):
+            raise UnknownDecoder(f"decoder {u.name} is not available here: {u.reason}")
+    if ":" in spec:
+        # Not a decoder here: a user's ``module:attr[@profile]``. plugin.load raises
+        # UnknownDecoder with the reason when it cannot be loaded.
+        from utf8fuzz.decoders import plugin
+
+        return [plugin.load(spec)]
+    names = ", ".join(sorted({d.name.split(":")[0] + ":*" for d in found}))
+    raise UnknownDecoder(f"unknown decoder {spec!r}; families here: {names}")
+
+
+__all__ = ["Decoder", "Unavailable", "available", "discover_all", "resolve", "unavailable"]

@@ -1,0 +1,83 @@
+"""The decoder interface: one small plug-in shape for every decoder.
+
+Modelled on cryptofuzz's modules. A decoder is anything that turns bytes into an
+:class:`~utf8fuzz.outcome.Outcome`. It declares
+
+* ``name``      unique and stable, ``family:variant`` (``cpython:replace``, ``icu``,
+                ``iconv:ucs4``, ``ref:unicode:maximal-subpart``);
+* ``profile``   the profile it claims to implement (it is judged against that
+                profile's reference, never against one it does not claim);
+* ``policy``    how it claims to cut errors (default maximal-subpart);
+* ``shows``     the views its outcomes can show (see :mod:`utf8fuzz.outcome`);
+                a view it cannot show is "unsupported", never a difference;
+* ``own``       True for this project's decoders (references, fast path): the
+                regression corpus requires them to agree with the reference,
+                while external decoders must only keep their recorded behaviour.
+
+and implements :meth:`Decoder.run`. Callers use :meth:`Decoder.decode`, which never
+raises: an unexpected exception becomes a ``crash`` outcome carrying the
+exception's type and message, so one broken decoder cannot bring the harness
+down. Adapters that run code out of process (node, isolated plug-ins) turn a
+dead process into ``crash`` and a deadline into ``timeout`` themselves.
+
+An adapter module exposes ``discover() -> list[Decoder | Unavailable]``: what it
+can offer on this machine, and for what it cannot, one line saying why.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from utf8fuzz.outcome import Outcome
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """A decoder this machine cannot offer, and the one-line reason."""
+
+    name: str
+    reason: str
+
+
+class Decoder(ABC):
+    name: str = ""
+    profile: str = "unicode"
+    policy: str = "maximal-subpart"
+    shows: frozenset[str] = frozenset()
+    own: bool = False
+
+    @abstractmethod
+    def run(self, data: bytes) -> Outcome:
+        """Decode ``data``. May raise; :meth:`decode` turns that into a crash."""
+
+    def versions(self) -> dict[str, str]:
+        """What produced the outcome: library, Unicode/ICU version, code path."""
+        return {}
+
+    def decode(self, data: bytes) -> Outcome:
+        try:
+            out = self.run(data)
+        except Exception as e:  # the point: any failure of the decoder is data
+            return Outcome.failure(
+                len(data), "crash", f"{type(e).__name__}: {e}"[:500], self.versions()
+            )
+        if not out.provenance:
+            object.__setattr__(out, "provenance", self.versions())
+        return out
+
+    def close(self) -> None:
+        """Release processes or handles; the harness calls it at exit."""
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "profile": self.profile,
+            "policy": self.policy,
+            "shows": sorted(self.shows),
+            "own": self.own,
+            "versions": self.versions(),
+        }
+
+    def __repr__(self) -> str:
+        return f"<decoder {self.name} ({self.profile}, {self.policy})>"

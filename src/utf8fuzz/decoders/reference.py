@@ -1,0 +1,44 @@
+"""The reference decoders: every profile under every policy.
+
+These are the spec transcriptions themselves (:mod:`utf8fuzz.profiles` and
+:mod:`utf8fuzz.policies`), named ``ref:<profile>:<policy>``. Each shows every
+view, since it produces tokens.
+"""
+
+from __future__ import annotations
+
+from utf8fuzz import __version__
+from utf8fuzz.decoders.base import Decoder, Unavailable
+from utf8fuzz.outcome import VIEWS, Outcome
+from utf8fuzz.policies import POLICIES, decode_tokens
+from utf8fuzz.profiles import REGISTRY, get_profile
+
+
+class Reference(Decoder):
+    shows = frozenset(VIEWS)
+    own = True
+
+    def __init__(self, profile: str, policy: str = "maximal-subpart") -> None:
+        self._profile = get_profile(profile)
+        self.profile = self._profile.name
+        self.policy = policy
+        self.name = reference_name(profile, policy)
+
+    def run(self, data: bytes) -> Outcome:
+        toks = decode_tokens(data, self._profile, self.policy)
+        return Outcome.from_tokens(toks, len(data), self.versions(), data=data)
+
+    def versions(self) -> dict[str, str]:
+        return {"utf8fuzz": __version__, "spec": self._profile.spec}
+
+
+def reference_name(profile: str, policy: str = "maximal-subpart") -> str:
+    return f"ref:{profile}:{policy}"
+
+
+def reference(profile: str, policy: str = "maximal-subpart") -> Reference:
+    return Reference(profile, policy)
+
+
+def discover() -> list[Decoder | Unavailable]:
+    return [Reference(p, pol) for p in REGISTRY for pol in POLICIES]

@@ -1,0 +1,283 @@
+"""Tokens, outcomes, and the views a decoder can show.
+
+An *outcome* is what one decoder produced for one input. The richest form is a
+sequence of *tokens* that tile the input: each token is a code point (``char``),
+an ``error`` (ill-formed bytes, cut by a policy), or a ``reserved`` unit (Corrected
+UTF-8's FE/FF sequences), and each carries the byte span ``[start, end)`` it
+consumed.
+
+Most real decoders cannot show that much. CPython in strict mode shows only the
+first error's span; ``TextDecoder`` shows only its replacement output. So an
+outcome also records which *views* it can show, and every comparison is made at a
+view both sides have. The views, from the most to the least detailed:
+
+``tokens``    every token with its span (the references, recording error handlers)
+``spans``     every error's ``(start, end)``
+``strict``    the first error's ``(start, end)``, or None when the input is valid
+``reason``    the first error's reason: ``illegal`` or ``truncated``
+``replace``   output code points with U+FFFD for each error
+``ignore``    output code points with errors skipped
+``escape``    output code points with each ill-formed byte as U+DC80+byte
+              (CPython's surrogateescape)
+
+An outcome built from tokens can show all of them; a partial outcome shows what
+it was given. Asking a view it cannot show raises :class:`ViewUnavailable` - it
+never guesses - so that "unsupported" can never count as a difference.
+
+An outcome may also be a *failure*: ``crash`` (the decoder raised something it
+should not have, or its process died) or ``timeout``. A failure shows no view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+TokenKind = Literal["char", "error", "reserved"]
+Reason = Literal["illegal", "truncated"]
+Status = Literal["ok", "crash", "timeout"]
+
+REPLACEMENT = 0xFFFD
+
+#: Every view name, most detailed first.
+VIEWS: tuple[str, ...] = ("tokens", "spans", "strict", "reason", "replace", "ignore", "escape")
+_ALL_VIEWS = frozenset(VIEWS)
+
+Span = tuple[int, int]
+
+
+class ViewUnavailable(LookupError):
+    """The outcome's decoder cannot show this view (never a difference)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One unit of an outcome: what ``data[start:end]`` decoded to.
+
+    ``value`` is the code point for ``char`` and None otherwise. ``reason`` is set
+    for ``error`` only: ``truncated`` when the bytes are a prefix of a well-formed
+    sequence cut off by the end of the input, ``illegal`` otherwise.
+    """
+
+    kind: TokenKind
+    value: int | None
+    start: int
+    end: int
+    reason: Reason | None = None
+
+    def as_list(self) -> list[Any]:
+        """The stable JSON form: ``[kind, value or null, start, end]``."""
+        return [self.kind, self.value, self.start, self.end]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a decoder produced for one input; see the module docstring.
+
+    Build one with :meth:`from_tokens`, :meth:`partial` or :meth:`failure`.
+    ``provenance`` records what produced it (library and Unicode versions, code
+    path, CPU features); it never takes part in comparisons.
+    """
+
+    length: int
+    status: Status = "ok"
+    tokens_: tuple[Token, ...] | None = None
+    views: dict[str, Any] = field(default_factory=dict)
+    detail: str | None = None
+    provenance: dict[str, str] = field(default_factory=dict, compare=False)
+    data: bytes | None = field(default=None, compare=False, repr=False)
+
+    # -- construction -----------------------------------------------------------
+
+    @classmethod
+    def from_tokens(
+        cls,
+        tokens: Iterable[Token],
+        length: int,
+        provenance: dict[str, str] | None = None,
+        data: bytes | None = None,
+    ) -> Outcome:
+        """``data`` (the input) is optional; with it the outcome can show ``escape``."""
+        toks = tuple(tokens)
+        _check_tiling(toks, length)
+        return cls(length=length, tokens_=toks, provenance=dict(provenance or {}), data=data)
+
+    @classmethod
+    def partial(
+        cls,
+        length: int,
+        *,
+        provenance: dict[str, str] | None = None,
+        **views: Any,
+    ) -> Outcome:
+        """An outcome that shows only the views given (e.g. ``strict=(3, 4)``).
+
+        Pass ``strict=None`` for "valid"; omit ``strict`` for "cannot say".
+        """
+        unknown = set(views) - _ALL_VIEWS - {"tokens"}
+        if unknown:
+            raise ValueError(f"unknown view(s): {', '.join(sorted(unknown))}")
+        norm: dict[str, Any] = {}
+        for name, v in views.items():
+            if name in ("replace", "ignore", "escape"):
+                norm[name] = tuple(int(c) for c in v)
+            elif name == "spans":
+                norm[name] = tuple((int(s), int(e)) for s, e in v)
+            elif name == "strict":
+                norm[name] = None if v is None else (int(v[0]), int(v[1]))
+            else:
+                norm[name] = v
+        return cls(length=length, views=norm, provenance=dict(provenance or {}))
+
+    @classmethod
+    def failure(
+        cls, length: int, status: Literal["crash", "timeout"], detail: str,
+        provenance: dict[str, str] | None = None,
+    ) -> Outcome:
+        return cls(length=length, status=status, detail=detail, provenance=dict(provenance or {}))
+
+    # -- what it can show ------------------------------------------------------
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def shows(self) -> frozenset[str]:
+        """The views this outcome can show."""
+        if not self.ok:
+            return frozenset()
+        if self.tokens_ is not None:
+            return _ALL_VIEWS if self.data is not None else _ALL_VIEWS - {"escape"}
+        return frozenset(self.views)
+
+    def view(self, name: str) -> Any:
+        """The named view, derived from tokens when there are tokens."""
+        if name not in _ALL_VIEWS:
+            raise ValueError(f"unknown view {name!r}; views are {', '.join(VIEWS)}")
+        if not self.ok:
+            raise ViewUnavailable(f"a {self.status} outcome shows no {name!r}")
+        if self.tokens_ is None:
+            if name not in self.views:
+                raise ViewUnavailable(f"this decoder does not show {name!r}")
+            return self.views[name]
+        toks = self.tokens_
+        errors = [t for t in toks if t.kind != "char"]
+        if name == "tokens":
+            return toks
+        if name == "spans":
+            return tuple((t.start, t.end) for t in errors)
+        if name == "strict":
+            return (errors[0].start, errors[0].end) if errors else None
+        if name == "reason":
+            return errors[0].reason if errors else None
+        if name == "replace":
+            return tuple(t.value if t.kind == "char" else REPLACEMENT for t in toks)  # type: ignore[misc]
+        if name == "ignore":
+            return tuple(t.value for t in toks if t.kind == "char")  # type: ignore[misc]
+        # escape: CPython's surrogateescape needs the input bytes themselves.
+        if self.data is None:
+            raise ViewUnavailable("'escape' needs the input bytes: use escape_view(data)")
+        return self.escape_view(self.data)
+
+    # -- the documented API ------------------------------------------------------
+
+    @property
+    def tokens(self) -> tuple[Token, ...]:
+        return self.view("tokens")  # type: ignore[no-any-return]
+
+    def codepoints(self, replacement: int | None = REPLACEMENT) -> list[int]:
+        """Output code points: each error or reserved unit becomes ``replacement``
+        (or is dropped when ``replacement`` is None)."""
+        if replacement is None:
+            return list(self.view("ignore"))
+        if replacement == REPLACEMENT:
+            return list(self.view("replace"))
+        return [t.value if t.kind == "char" else replacement for t in self.tokens]  # type: ignore[misc]
+
+    @property
+    def first_error(self) -> Span | None:
+        """The first error's span in CPython's UnicodeDecodeError convention."""
+        return self.view("strict")  # type: ignore[no-any-return]
+
+    @property
+    def error_spans(self) -> list[Span]:
+        return list(self.view("spans"))
+
+    @property
+    def valid(self) -> bool:
+        return self.first_error is None
+
+    def escape_view(self, data: bytes) -> tuple[int, ...]:
+        """CPython's surrogateescape output: each byte of an error becomes U+DC80+byte."""
+        if self.tokens_ is None:
+            return self.view("escape")  # type: ignore[no-any-return]
+        out: list[int] = []
+        for t in self.tokens_:
+            if t.kind == "char":
+                out.append(t.value)  # type: ignore[arg-type]
+            else:
+                out.extend(0xDC00 + b for b in data[t.start : t.end])
+        return tuple(out)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-safe form, stable across runs (used by corpus sidecars and --json)."""
+        d: dict[str, Any] = {"status": self.status, "length": self.length}
+        if not self.ok:
+            d["detail"] = self.detail
+        elif self.tokens_ is not None:
+            d["tokens"] = [t.as_list() + ([t.reason] if t.reason else []) for t in self.tokens_]
+        else:
+            d["views"] = {k: _jsonable(v) for k, v in sorted(self.views.items())}
+        if self.provenance:
+            d["provenance"] = dict(sorted(self.provenance.items()))
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Outcome:
+        prov = d.get("provenance") or {}
+        if d["status"] != "ok":
+            return cls.failure(d["length"], d["status"], d.get("detail") or "", prov)
+        if "tokens" in d:
+            toks = [
+                Token(t[0], t[1], t[2], t[3], t[4] if len(t) > 4 else None) for t in d["tokens"]
+            ]
+            return cls.from_tokens(toks, d["length"], prov)
+        views = dict(d.get("views") or {})
+        if "tokens" in views:
+            raise ValueError("a partial outcome cannot carry tokens")
+        return cls.partial(d["length"], provenance=prov, **views)
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return [_jsonable(x) for x in v]
+    return v
+
+
+def _check_tiling(tokens: Sequence[Token], length: int) -> None:
+    """Tokens must tile [0, length) in order; a decoder adapter that builds
+    tokens from a library's report must not leave gaps or overlaps."""
+    pos = 0
+    for t in tokens:
+        if t.start != pos or t.end <= t.start:
+            raise ValueError(f"tokens do not tile the input at byte {pos}: got {t}")
+        if (t.kind == "char") != (t.value is not None):
+            raise ValueError(f"token {t} has a value iff it is a char")
+        pos = t.end
+    if pos != length:
+        raise ValueError(f"tokens end at byte {pos}, input has {length}")
+
+
+def format_codepoint(cp: int) -> str:
+    """U+XXXX, never the character itself: fuzz inputs are hostile."""
+    return f"U+{cp:04X}"
+
+
+def format_codepoints(cps: Iterable[int]) -> str:
+    return " ".join(format_codepoint(c) for c in cps)
+
+
+def hexbytes(data: bytes) -> str:
+    return data.hex(" ").upper()
