@@ -66,7 +66,7 @@ class Decoder(ABC):
             object.__setattr__(out, "provenance", self.versions())
         return out
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional operation, a no-op by default
         """Release processes or handles; the harness calls it at exit."""
 
     def describe(self) -> dict[str, object]:

@@ -132,7 +132,9 @@ class Row:
         return bytes(hi for _, hi in self.ranges)
 
     def describe(self) -> str:
-        return " ".join(f"{lo:02X}" if lo == hi else f"{lo:02X}..{hi:02X}" for lo, hi in self.ranges)
+        return " ".join(
+            f"{lo:02X}" if lo == hi else f"{lo:02X}..{hi:02X}" for lo, hi in self.ranges
+        )
 
 
 def row(*columns: str, offset: int = 0, clause: str = "") -> Row:
@@ -289,7 +291,9 @@ class _Dfa:
             row_t = [DEAD] * 256
             for b in range(256):
                 nxt = frozenset(
-                    (i, p + 1) for i, p in pending if rows[i].ranges[p][0] <= b <= rows[i].ranges[p][1]
+                    (i, p + 1)
+                    for i, p in pending
+                    if rows[i].ranges[p][0] <= b <= rows[i].ranges[p][1]
                 )
                 if nxt:
                     if nxt not in index:
