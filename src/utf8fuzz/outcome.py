@@ -14,11 +14,15 @@ view both sides have. The views, from the most to the least detailed:
 ``tokens``    every token with its span (the references, recording error handlers)
 ``spans``     every error's ``(start, end)``
 ``strict``    the first error's ``(start, end)``, or None when the input is valid
-``reason``    the first error's reason: ``illegal`` or ``truncated``
+``reason``    the first error's reason: ``illegal``, ``truncated`` or ``reserved``
 ``replace``   output code points with U+FFFD for each error
 ``ignore``    output code points with errors skipped
 ``escape``    output code points with each ill-formed byte as U+DC80+byte
               (CPython's surrogateescape)
+
+A ``reserved`` unit has no code point either, so strict, spans, replace and
+ignore treat it as they treat an error; only ``tokens`` (and ``reason``, which
+says ``reserved``) tell the two apart.
 
 An outcome built from tokens can show all of them; a partial outcome shows what
 it was given. Asking a view it cannot show raises :class:`ViewUnavailable` - it
@@ -171,7 +175,9 @@ class Outcome:
         if name == "strict":
             return (errors[0].start, errors[0].end) if errors else None
         if name == "reason":
-            return errors[0].reason if errors else None
+            if not errors:
+                return None
+            return errors[0].reason if errors[0].kind == "error" else "reserved"
         if name == "replace":
             return tuple(t.value if t.kind == "char" else REPLACEMENT for t in toks)  # type: ignore[misc]
         if name == "ignore":

@@ -10,6 +10,8 @@ Modelled on cryptofuzz's modules. A decoder is anything that turns bytes into an
 * ``policy``    how it claims to cut errors (default maximal-subpart);
 * ``shows``     the views its outcomes can show (see :mod:`utf8fuzz.outcome`);
                 a view it cannot show is "unsupported", never a difference;
+* ``incremental`` True when it decodes in chunks (its differences from the
+                one-shot reference are classed "incremental differs from one-shot");
 * ``own``       True for this project's decoders (references, fast path): the
                 regression corpus requires them to agree with the reference,
                 while external decoders must only keep their recorded behaviour.
@@ -45,6 +47,7 @@ class Decoder(ABC):
     profile: str = "unicode"
     policy: str = "maximal-subpart"
     shows: frozenset[str] = frozenset()
+    incremental: bool = False
     own: bool = False
 
     @abstractmethod
@@ -75,6 +78,7 @@ class Decoder(ABC):
             "profile": self.profile,
             "policy": self.policy,
             "shows": sorted(self.shows),
+            "incremental": self.incremental,
             "own": self.own,
             "versions": self.versions(),
         }
