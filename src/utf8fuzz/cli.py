@@ -27,6 +27,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("report", "utf8fuzz.commands.report"),
     ("bench", "utf8fuzz.commands.bench"),
     ("document", "utf8fuzz.commands.document"),
+    ("convert", "utf8fuzz.commands.convert"),
 )
 
 

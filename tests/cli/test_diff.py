@@ -1,0 +1,56 @@
+"""``utf8fuzz diff`` as a user runs it: a subprocess of the installed command."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "utf8fuzz", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_json_shape() -> None:
+    p = run("diff", "C0 80", "--profile", "legacy", "--profile", "unicode", "--json")
+    assert p.returncode == 0, p.stderr
+    obj = json.loads(p.stdout)
+    assert obj["input"] == "c080"
+    legacy = obj["decoders"]["ref:legacy:maximal-subpart"]
+    assert legacy["tokens"] == [["char", 0, 0, 2]]
+    assert legacy["replace"] == [0] and legacy["first_error"] is None
+    uni = obj["decoders"]["ref:unicode:per-sequence"]
+    assert uni["tokens"] == [["error", None, 0, 2]]
+    assert uni["replace"] == [0xFFFD] and uni["first_error"] == [0, 2]
+    assert uni["profile"] == "unicode" and uni["policy"] == "per-sequence"
+
+
+def test_hostile_input_is_never_printed_raw(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # ESC [ 2 J (clear screen), U+202E (RIGHT-TO-LEFT OVERRIDE), NUL, BEL
+    hostile = b"\x1b[2J" + "\u202e".encode() + b"\x00\x07"
+    f = tmp_path / "in.bin"
+    f.write_bytes(hostile)
+    for args in (["--file", str(f)], ["--file", str(f), "--json"]):
+        p = run("diff", *args, "--profile", "unicode")
+        assert p.returncode == 0, p.stderr
+        for bad in ("\x1b", "\u202e", "\x00", "\x07"):
+            assert bad not in p.stdout
+        assert "U+202E" in p.stdout or "8238" in p.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["diff", "zz"], "bad hex"),
+        (["diff", "--file", "/nonexistent/x"], "No such file"),
+        (["diff", "41", "--profile", "utf-9"], "unknown profile"),
+        (["diff"], "no input"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
+    p = run(*args)
+    assert p.returncode == 2
+    assert message in p.stderr
+    assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1

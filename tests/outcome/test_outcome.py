@@ -1,0 +1,51 @@
+"""Outcomes: views, partial outcomes, failures, JSON."""
+
+import pytest
+
+import utf8fuzz
+from utf8fuzz.outcome import Outcome, Token, ViewUnavailable
+
+
+def test_token_outcome_shows_every_view() -> None:
+    data = bytes.fromhex("41 C3 28 E2")
+    out = utf8fuzz.decode(data)
+    assert out.shows == {"tokens", "spans", "strict", "reason", "replace", "ignore", "escape"}
+    assert out.view("escape") == (0x41, 0xDCC3, 0x28, 0xDCE2)
+    assert out.view("escape") == tuple(ord(c) for c in data.decode("utf-8", "surrogateescape"))
+
+
+def test_partial_outcome_shows_only_what_it_was_given() -> None:
+    out = Outcome.partial(4, replace=[0x41, 0xFFFD])
+    assert out.shows == {"replace"}
+    assert out.codepoints() == [0x41, 0xFFFD]
+    with pytest.raises(ViewUnavailable):
+        _ = out.first_error
+    valid = Outcome.partial(1, strict=None)
+    assert valid.first_error is None and valid.shows == {"strict"}
+
+
+def test_failures_show_nothing() -> None:
+    out = Outcome.failure(3, "timeout", "took longer than 1s")
+    assert not out.ok and out.shows == frozenset()
+    with pytest.raises(ViewUnavailable):
+        out.view("replace")
+
+
+def test_tiling_is_checked() -> None:
+    with pytest.raises(ValueError, match="tile"):
+        Outcome.from_tokens([Token("char", 0x41, 1, 2)], 2)
+    with pytest.raises(ValueError, match="end at byte 1"):
+        Outcome.from_tokens([Token("char", 0x41, 0, 1)], 2)
+
+
+@pytest.mark.parametrize(
+    "out",
+    [
+        utf8fuzz.decode(bytes.fromhex("41 E1 80"), "unicode"),
+        utf8fuzz.decode(bytes.fromhex("FE 80 41"), "corrected"),
+        Outcome.partial(3, strict=(1, 3), replace=[0x41, 0xFFFD], reason="truncated"),
+        Outcome.failure(3, "crash", "ValueError: boom"),
+    ],
+)
+def test_json_round_trip(out: Outcome) -> None:
+    assert Outcome.from_json(out.to_json()) == out
