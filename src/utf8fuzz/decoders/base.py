@@ -29,6 +29,7 @@ can offer on this machine, and for what it cannot, one line saying why.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from utf8fuzz.outcome import Outcome
@@ -68,6 +69,11 @@ class Decoder(ABC):
         if not out.provenance:
             object.__setattr__(out, "provenance", self.versions())
         return out
+
+    def decode_many(self, inputs: Sequence[bytes]) -> list[Outcome]:
+        """Decode several inputs, in order. Optional: out-of-process adapters (node,
+        isolated plug-ins) override it to send one batch instead of a round trip each."""
+        return [self.decode(d) for d in inputs]
 
     def close(self) -> None:  # noqa: B027 - optional operation, a no-op by default
         """Release processes or handles; the harness calls it at exit."""
