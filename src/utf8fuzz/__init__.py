@@ -43,7 +43,8 @@ def decode(data: bytes | bytearray | memoryview, profile: str = "unicode",
         raise ValueError(f"unknown policy {policy!r}; policies are {', '.join(POLICIES)}")
     toks = decode_tokens(raw, prof, policy)
     return Outcome.from_tokens(
-        toks, len(raw), provenance={"decoder": f"ref:{prof.name}:{policy}"}, data=raw
+        toks, len(raw), provenance={"decoder": f"ref:{prof.name}:{policy}"}, data=raw,
+        check=False,
     )
 
 

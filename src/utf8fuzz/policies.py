@@ -50,13 +50,20 @@ def decode_tokens(data: bytes, profile: Profile, policy: str = "maximal-subpart"
     dfa = profile.dfa
     trans, accept, live_after, start = dfa.trans, dfa.accept, dfa.live_after, dfa.start
     rows = profile.rows
+    single = dfa.single  # byte -> code point, for bytes that are a whole sequence alone
     reserved, recognized = profile.reserved_leads, profile.recognized_leads
     n = len(data)
+    near_end = n - profile.max_length  # only errors past here can be truncated
     out: list[Token] = []
     append = out.append
     i = 0
     while i < n:
         b = data[i]
+        cp = single[b]
+        if cp >= 0:  # ASCII in every profile: skip the walk
+            append(Token("char", cp, i, i + 1))
+            i += 1
+            continue
         if b in reserved:
             j = i + 1
             while j < n and data[j] not in recognized:
@@ -80,9 +87,7 @@ def decode_tokens(data: bytes, profile: Profile, policy: str = "maximal-subpart"
             if not live_after[s]:
                 break
         if best >= 0:
-            seq = data[i:best]
-            r = rows[best_row]
-            append(Token("char", r.value(seq), i, best))
+            append(Token("char", rows[best_row].value(data[i:best]), i, best))
             i = best
             continue
         if policy == "maximal-subpart":
@@ -94,15 +99,9 @@ def decode_tokens(data: bytes, profile: Profile, policy: str = "maximal-subpart"
             want = structural_length(b)
             while end < n and end - i < want and 0x80 <= data[end] <= 0xBF:
                 end += 1
-        append(Token("error", None, i, end, _reason(data, i, profile)))
+        reason: Reason = "illegal"
+        if i > near_end and profile.is_prefix(data[i:]):
+            reason = "truncated"
+        append(Token("error", None, i, end, reason))
         i = end
     return out
-
-
-def _reason(data: bytes, start: int, profile: Profile) -> Reason:
-    # A proper prefix is shorter than the longest row: no need to look further
-    # (and no O(n) slice per error on long inputs).
-    rest = data[start : start + profile.max_length]
-    if len(data) - start >= profile.max_length:
-        return "illegal"
-    return "truncated" if profile.is_prefix(rest) else "illegal"

@@ -272,6 +272,7 @@ class _Dfa:
     trans: list[list[int]]
     accept: list[int]
     live_after: list[bool]
+    single: list[int]  # byte -> its value when it alone is a whole sequence, else -1
 
     @classmethod
     def build(cls, rows: Sequence[Row]) -> _Dfa:
@@ -302,7 +303,12 @@ class _Dfa:
                     row_t[b] = index[nxt]
             trans.append(row_t)
             k += 1
-        return cls(start=0, trans=trans, accept=accept, live_after=live)
+        single = [-1] * 256
+        for b in range(256):
+            s = trans[0][b]
+            if s != DEAD and accept[s] >= 0 and not live[s]:
+                single[b] = rows[accept[s]].value(bytes([b]))
+        return cls(start=0, trans=trans, accept=accept, live_after=live, single=single)
 
 
 def structural_length(lead: int) -> int:
