@@ -1,0 +1,239 @@
+"""CPython's own codec in every mode: ``utf-8`` (five error handlers, recorded
+spans, incremental) and ``utf-8-sig``.
+
+=========================  =============  ==========================================
+name                       profile        shows
+=========================  =============  ==========================================
+``cpython:strict``         unicode        strict, reason (+ the text when valid)
+``cpython:replace``        unicode        replace
+``cpython:ignore``         unicode        ignore
+``cpython:surrogateescape``unicode        escape
+``cpython:surrogatepass``  surrogatepass  tokens (surrogatepass, other errors recorded)
+``cpython:spans``          unicode        tokens (a recording error handler)
+``cpython:incremental``    unicode        tokens, fed in chunks cut by the input
+``cpython:utf-8-sig``      unicode        tokens; a stripped BOM is the token U+FEFF
+=========================  =============  ==========================================
+
+*Recording.* The error handler ``utf8fuzz.record`` appends each error's span and
+reason and returns nothing in its place, so the text holds only decoded
+characters; :func:`utf8fuzz.decoders._tiling.tile` then gives every character its
+span and checks the text re-encodes the bytes between errors. CPython's reason
+``"unexpected end of data"`` is ``truncated``; every other reason is ``illegal``.
+
+*When a strict decoder succeeds* there was nothing to replace, so its text is its
+replace, ignore and escape view too, and ``spans`` is empty: a strict outcome on
+valid input shows those, and on invalid input only ``strict`` and ``reason``.
+``shows`` lists what every outcome shows.
+
+*Offsets are absolute.* The incremental decoder raises with offsets into its own
+buffer (the bytes it held back plus the new chunk); ``utf-8-sig`` raises with
+offsets after the BOM it stripped. The adapters add the buffer's absolute start
+(and keep the library's raw values in ``last_raw`` for tests to show).
+"""
+
+from __future__ import annotations
+
+import codecs
+import platform
+import sys
+import unicodedata
+from collections.abc import Callable
+from typing import ClassVar
+
+from utf8fuzz.decoders._tiling import Event, tile
+from utf8fuzz.decoders.base import Decoder, Unavailable
+from utf8fuzz.outcome import Outcome, Reason, Token
+
+HANDLER = "utf8fuzz.record"
+PASS_HANDLER = "utf8fuzz.record-surrogatepass"
+BOM = codecs.BOM_UTF8
+
+
+def reason_of(exc: UnicodeDecodeError) -> Reason:
+    return "truncated" if exc.reason == "unexpected end of data" else "illegal"
+
+
+class _Recorder:
+    """Where the registered handlers write; ``base`` is the absolute offset of the
+    first byte of the object the codec is decoding right now."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.raw: list[tuple[int, int]] = []
+        self.base = 0
+
+    def reset(self, base: int = 0) -> None:
+        self.events, self.raw, self.base = [], [], base
+
+    def handle(self, exc: UnicodeError) -> tuple[str, int]:
+        if not isinstance(exc, UnicodeDecodeError):
+            raise exc
+        self.raw.append((exc.start, exc.end))
+        self.events.append((self.base + exc.start, self.base + exc.end, reason_of(exc)))
+        return "", exc.end
+
+    def handle_pass(self, exc: UnicodeError) -> tuple[str | bytes, int]:
+        try:
+            return _surrogatepass(exc)
+        except UnicodeDecodeError:
+            return self.handle(exc)
+
+
+_surrogatepass = codecs.lookup_error("surrogatepass")
+_REC = _Recorder()
+codecs.register_error(HANDLER, _REC.handle)
+codecs.register_error(PASS_HANDLER, _REC.handle_pass)
+
+
+def _cps(text: str) -> tuple[int, ...]:
+    return tuple(map(ord, text))
+
+
+class CPythonDecoder(Decoder):
+    """Shared versions; subclasses implement ``run``."""
+
+    def versions(self) -> dict[str, str]:
+        return {
+            "python": platform.python_version(),
+            "implementation": sys.implementation.name,
+            "unicode": unicodedata.unidata_version,
+        }
+
+
+class Strict(CPythonDecoder):
+    name = "cpython:strict"
+    shows = frozenset({"strict", "reason"})
+
+    def run(self, data: bytes) -> Outcome:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return Outcome.partial(len(data), strict=(e.start, e.end), reason=reason_of(e))
+        return valid_outcome(len(data), _cps(text))
+
+
+def valid_outcome(length: int, cps: tuple[int, ...]) -> Outcome:
+    """A strict decoder accepted the input: its text is every substitution view."""
+    return Outcome.partial(
+        length, strict=None, reason=None, spans=(), replace=cps, ignore=cps, escape=cps
+    )
+
+
+class Handler(CPythonDecoder):
+    """One of CPython's built-in error handlers; shows the view it produces."""
+
+    VIEW: ClassVar[dict[str, str]] = {
+        "replace": "replace", "ignore": "ignore", "surrogateescape": "escape",
+    }
+
+    def __init__(self, errors: str) -> None:
+        self.errors = errors
+        self.name = f"cpython:{errors}"
+        self.view = self.VIEW[errors]
+        self.shows = frozenset({self.view})
+
+    def run(self, data: bytes) -> Outcome:
+        return Outcome.partial(len(data), **{self.view: _cps(data.decode("utf-8", self.errors))})
+
+
+class Recording(CPythonDecoder):
+    """Every error span, through the recording handler: the full token view."""
+
+    name = "cpython:spans"
+    shows = frozenset({"tokens", "spans", "strict", "reason", "replace", "ignore", "escape"})
+    handler = HANDLER
+
+    def run(self, data: bytes) -> Outcome:
+        _REC.reset()
+        text = data.decode("utf-8", self.handler)
+        toks = tile(data, _cps(text), _REC.events)
+        return Outcome.from_tokens(toks, len(data), data=data)
+
+
+class SurrogatePass(Recording):
+    """``errors="surrogatepass"``: encoded surrogates decode; any other error is
+    what plain surrogatepass would raise, recorded so decoding can go on."""
+
+    name = "cpython:surrogatepass"
+    profile = "surrogatepass"
+    handler = PASS_HANDLER
+
+
+def input_splits(data: bytes) -> list[int]:
+    """Chunk boundaries taken from the input itself, like cryptofuzz's modifier
+    bytes: the chunk starting at ``pos`` is ``1 + (data[pos] & 3)`` bytes long.
+
+    Lead bytes of multi-byte sequences (C2, E1, F0, ...) thus give chunks of 1-4
+    bytes that end inside their own sequence, and the cut is a pure function of
+    the input, so an outcome replays exactly.
+    """
+    cuts, pos = [], 0
+    while pos < len(data):
+        pos = min(len(data), pos + 1 + (data[pos] & 3))
+        cuts.append(pos)
+    return cuts
+
+
+class Incremental(Recording):
+    """``codecs.getincrementaldecoder("utf-8")`` fed chunk by chunk, then flushed."""
+
+    name = "cpython:incremental"
+    incremental = True
+
+    def __init__(self, splits: Callable[[bytes], list[int]] = input_splits) -> None:
+        self.splits = splits
+        self.last_raw: list[tuple[int, int]] = []
+
+    def run(self, data: bytes) -> Outcome:
+        dec = codecs.getincrementaldecoder("utf-8")(HANDLER)
+        _REC.reset()
+        parts: list[str] = []
+        prev = 0
+        for cut in [*self.splits(data), len(data)]:
+            held = len(dec.getstate()[0])
+            # The codec decodes (held-back bytes + chunk): its offsets start there.
+            _REC.base = prev - held
+            parts.append(dec.decode(data[prev:cut], final=cut == len(data)))
+            prev = cut
+        self.last_raw = list(_REC.raw)
+        toks = tile(data, _cps("".join(parts)), _REC.events)
+        return Outcome.from_tokens(toks, len(data), data=data)
+
+
+class Utf8Sig(Recording):
+    """``utf-8-sig``: strips one leading BOM, then decodes as ``utf-8``.
+
+    Unicode's UTF-8 reads EF BB BF as U+FEFF, so the stripped BOM is shown as
+    the token U+FEFF over bytes [0, 3): the outcome tiles the input and compares
+    with the unicode profile, and a codec that strips a BOM anywhere else, or
+    twice, still differs. Error offsets come after the BOM; 3 is added.
+    """
+
+    name = "cpython:utf-8-sig"
+
+    def __init__(self) -> None:
+        self.last_raw: list[tuple[int, int]] = []
+
+    def run(self, data: bytes) -> Outcome:
+        base = 3 if data.startswith(BOM) else 0
+        _REC.reset(base)
+        text = codecs.decode(data, "utf-8-sig", HANDLER)
+        self.last_raw = list(_REC.raw)
+        toks = tile(data, _cps(text), _REC.events, offset=base)
+        if base:
+            toks.insert(0, Token("char", 0xFEFF, 0, 3))
+        prov = {**self.versions(), "signature": "stripped" if base else "none"}
+        return Outcome.from_tokens(toks, len(data), prov, data=data)
+
+
+def discover() -> list[Decoder | Unavailable]:
+    return [
+        Strict(),
+        Handler("replace"),
+        Handler("ignore"),
+        Handler("surrogateescape"),
+        SurrogatePass(),
+        Recording(),
+        Incremental(),
+        Utf8Sig(),
+    ]

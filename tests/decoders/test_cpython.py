@@ -1,0 +1,165 @@
+"""CPython's codec through its adapters: Unicode's example, the boundary inputs,
+offsets made absolute, and agreement with the reference on random bytes."""
+
+from __future__ import annotations
+
+import codecs
+
+import pytest
+from decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE, EXAMPLE_SPANS
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from utf8fuzz.decoders import cpython
+from utf8fuzz.decoders.reference import reference
+from utf8fuzz.outcome import VIEWS
+
+UNICODE = [d for d in cpython.discover() if d.profile == "unicode"]
+REF = reference("unicode")
+REF_SP = reference("surrogatepass")
+
+
+def views(out, names):
+    return {v: out.view(v) for v in names}
+
+
+def test_discover_names_are_stable():
+    assert [d.name for d in cpython.discover()] == [
+        "cpython:strict", "cpython:replace", "cpython:ignore", "cpython:surrogateescape",
+        "cpython:surrogatepass", "cpython:spans", "cpython:incremental", "cpython:utf-8-sig",
+    ]
+
+
+@pytest.mark.parametrize("dec", cpython.discover(), ids=lambda d: d.name)
+def test_unicode_example_maximal_subparts(dec):
+    out = dec.decode(EXAMPLE)
+    assert out.ok, out.detail
+    assert out.shows >= dec.shows
+    if "replace" in out.shows:
+        assert out.view("replace") == EXAMPLE_REPLACE
+    if "spans" in out.shows:
+        assert out.view("spans") == EXAMPLE_SPANS
+    if "strict" in out.shows:
+        assert out.view("strict") == (1, 4)
+        assert out.view("reason") == "illegal"
+    if "ignore" in out.shows:
+        assert out.view("ignore") == (0x61, 0x62, 0x63, 0x64)
+    if "escape" in out.shows:
+        assert out.view("escape") == tuple(
+            b if b < 0x80 else 0xDC00 + b for b in EXAMPLE
+        )
+
+
+@pytest.mark.parametrize("hexin", BOUNDARY.values(), ids=BOUNDARY.keys())
+@pytest.mark.parametrize("dec", UNICODE, ids=lambda d: d.name)
+def test_boundary_inputs_agree_with_the_unicode_reference(dec, hexin):
+    data = bytes.fromhex(hexin)
+    out, ref = dec.decode(data), REF.decode(data)
+    assert out.ok, out.detail
+    assert views(out, out.shows) == views(ref, out.shows)
+
+
+def test_strict_shows_text_views_only_when_valid():
+    ok = cpython.Strict().decode("é".encode())
+    assert ok.shows == {"strict", "reason", "spans", "replace", "ignore", "escape"}
+    assert ok.view("replace") == (0xE9,)
+    bad = cpython.Strict().decode(b"\x41\xe2\x82")
+    assert bad.shows == {"strict", "reason"}
+    assert (bad.view("strict"), bad.view("reason")) == ((1, 3), "truncated")
+
+
+def test_surrogatepass_decodes_surrogates_and_claims_its_profile():
+    dec = cpython.SurrogatePass()
+    assert dec.profile == "surrogatepass"
+    out = dec.decode(bytes.fromhex("ED A0 80 ED B0 80 41"))
+    assert out.view("replace") == (0xD800, 0xDC00, 0x41)
+    assert out.view("tokens") == REF_SP.decode(bytes.fromhex("ED A0 80 ED B0 80 41")).tokens
+
+
+def test_surrogatepass_cuts_a_truncated_surrogate_as_cpython_does():
+    # A real, documented difference from the surrogatepass reference: CPython's
+    # decoder reports ED A0 as "invalid continuation byte" at [0,1) before the
+    # handler looks, so the maximal subpart ED A0 (truncated) is two errors.
+    data = bytes.fromhex("ED A0")
+    assert cpython.SurrogatePass().decode(data).view("spans") == ((0, 1), (1, 2))
+    assert REF_SP.decode(data).view("spans") == ((0, 2),)
+
+
+def test_incremental_offsets_are_made_absolute():
+    # Chunks "abc" | E1 80 | "A": the codec holds E1 80 back, then raises on
+    # its buffer E1 80 41 with offsets (0, 2) - the library's raw value.
+    data = b"abc\xe1\x80A"
+    dec = cpython.Incremental(splits=lambda d: [3, 5])
+    out = dec.decode(data)
+    assert dec.last_raw == [(0, 2)]
+    assert out.view("spans") == ((3, 5),)
+    # the raw value straight from the library, without the adapter
+    d = codecs.getincrementaldecoder("utf-8")("strict")
+    d.decode(b"abc"), d.decode(b"\xe1\x80")
+    with pytest.raises(UnicodeDecodeError) as e:
+        d.decode(b"A")
+    assert (e.value.start, e.value.end) == (0, 2)
+
+
+def test_incremental_truncation_at_end_is_flushed_with_absolute_offsets():
+    dec = cpython.Incremental(splits=lambda d: list(range(1, len(d))))
+    out = dec.decode(b"ab\xf0\x9f\x98")
+    assert out.view("spans") == ((2, 5),) and out.view("reason") == "truncated"
+    assert dec.last_raw == [(0, 3)]
+
+
+def test_input_splits_come_from_the_input():
+    assert cpython.input_splits(b"") == []
+    assert cpython.input_splits(bytes([0xE1, 0x80, 0x80, 0x41])) == [2, 3, 4]
+    assert cpython.input_splits(bytes([0x40] * 3)) == [1, 2, 3]
+
+
+def test_utf8_sig_bom_token_and_offsets_after_the_bom():
+    data = bytes.fromhex("EF BB BF 61 80")
+    dec = cpython.Utf8Sig()
+    out = dec.decode(data)
+    assert dec.last_raw == [(1, 2)]  # the codec's offset, after the stripped BOM
+    assert [t.as_list() for t in out.tokens] == [
+        ["char", 0xFEFF, 0, 3], ["char", 0x61, 3, 4], ["error", None, 4, 5],
+    ]
+    assert out.provenance["signature"] == "stripped"
+    with pytest.raises(UnicodeDecodeError) as e:
+        data.decode("utf-8-sig")
+    assert (e.value.start, e.value.end) == (1, 2)
+    # only the first BOM is a signature; a second one is the character U+FEFF
+    two = cpython.Utf8Sig().decode(BOM2 := bytes.fromhex("EF BB BF EF BB BF"))
+    assert two.view("tokens") == REF.decode(BOM2).tokens
+
+
+def test_a_handler_error_left_registered_cannot_leak_between_calls():
+    dec = cpython.Recording()
+    assert dec.decode(b"\x80").view("spans") == ((0, 1),)
+    assert dec.decode(b"ok").view("spans") == ()
+
+
+utf8ish = st.lists(
+    st.one_of(
+        st.sampled_from([0x41, 0x80, 0xBF, 0xC2, 0xC0, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF4,
+                         0xF5, 0xFE, 0xA0, 0x9F, 0x90, 0x8F]),
+        st.integers(0, 255),
+    ),
+    max_size=24,
+).map(bytes)
+
+
+@settings(max_examples=300, deadline=None)
+@given(utf8ish)
+def test_recording_adapters_agree_with_the_reference_on_every_view(data):
+    ref = REF.decode(data)
+    for dec in (cpython.Recording(), cpython.Incremental(), cpython.Utf8Sig()):
+        out = dec.decode(data)
+        assert out.ok, (dec.name, out.detail)
+        assert out.tokens == ref.tokens, dec.name
+    for dec in UNICODE[:4]:
+        out = dec.decode(data)
+        assert views(out, out.shows) == views(ref, out.shows), dec.name
+
+
+def test_every_view_name_is_known():
+    for d in cpython.discover():
+        assert d.shows <= set(VIEWS)
