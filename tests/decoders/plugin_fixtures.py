@@ -1,0 +1,98 @@
+"""Plug-ins the plug-in tests load by name: well-behaved and misbehaving ones.
+
+Each misbehaves only on its trigger input, so a batch shows that the inputs
+after a crash or a hang are still decoded (by a restarted worker).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+
+from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.outcome import Outcome
+
+__version__ = "0.0-test"
+
+
+def strict_utf8(data: bytes) -> str:
+    """The plain form: CPython's strict codec, raising UnicodeDecodeError."""
+    return data.decode("utf-8")
+
+
+def overlong_ok(data: bytes) -> str:
+    """A deliberately naive decoder: reads C0 80 as U+0000 (a bug to find)."""
+    return data.replace(b"\xc0\x80", b"\x00").decode("utf-8")
+
+
+class _Spans:
+    def __init__(self) -> None:
+        self.spans: list[tuple[int, int]] = []
+
+    def __call__(self, exc: UnicodeError) -> tuple[str, int]:
+        assert isinstance(exc, UnicodeDecodeError)
+        self.spans.append((exc.start, exc.end))
+        return "\ufffd", exc.end
+
+
+def with_spans(data: bytes) -> tuple[str, list[tuple[int, int]]]:
+    """The richer form: replacement text and every error span."""
+    import codecs
+
+    rec = _Spans()
+    codecs.register_error("plugin-fixtures.spans", rec)
+    return data.decode("utf-8", "plugin-fixtures.spans"), rec.spans
+
+
+def raises(data: bytes) -> str:
+    if data == b"boom":
+        raise RuntimeError("the plug-in broke")
+    return data.decode("utf-8")
+
+
+def aborts(data: bytes) -> str:
+    if data == b"die":
+        os.abort()
+    return data.decode("utf-8")
+
+
+def segfaults(data: bytes) -> str:
+    if data == b"die":
+        ctypes.string_at(0)  # SIGSEGV: a C decoder's typical death
+    return data.decode("utf-8")
+
+
+def hangs(data: bytes) -> str:
+    if data == b"hang":
+        while True:
+            time.sleep(0.05)
+    return data.decode("utf-8")
+
+
+def chatty(data: bytes) -> str:
+    print("plug-ins print things", data)  # must not corrupt the worker protocol
+    return data.decode("utf-8")
+
+
+def wrong_length(data: bytes) -> Outcome:
+    return Outcome.partial(len(data) + 1, strict=None)
+
+
+class FullDecoder(Decoder):
+    """A Decoder subclass: tokens from CPython's surrogatepass adapter."""
+
+    name = "fixture-full"
+    profile = "surrogatepass"
+
+    def __init__(self) -> None:
+        from utf8fuzz.decoders.cpython import SurrogatePass
+
+        self._inner = SurrogatePass()
+        self.shows = self._inner.shows
+
+    def run(self, data: bytes) -> Outcome:
+        return self._inner.run(data)
+
+
+not_callable = 42
