@@ -1,0 +1,214 @@
+"""Everything a report shows, computed once from the corpus (and the run).
+
+:func:`analyze` returns a :class:`Report`; the renderers (:mod:`.html`,
+:mod:`.markdown`) and ``summary.json`` only present it. Everything is sorted,
+and nothing depends on the clock or on dict order, so the same corpus gives the
+same report; the date is a parameter.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import utf8fuzz
+from utf8fuzz.outcome import Outcome
+from utf8fuzz.report import safe
+from utf8fuzz.report.fingerprint import Fingerprint, fingerprints
+from utf8fuzz.report.hexview import Grid, build_grid
+from utf8fuzz.report.load import Corpus, Entry
+from utf8fuzz.report.matrix import Matrix, agreement_matrix
+from utf8fuzz.report.reproduce import diff_command, pytest_body
+from utf8fuzz.report.trend import Point, read_trend
+from utf8fuzz.report.verdict import EntryVerdict, judge_entry
+
+FORMAT = 1
+
+
+@dataclass
+class Section:
+    """One signature: the entry and what the report says about it."""
+
+    entry: Entry
+    verdict: EntryVerdict
+    grid: Grid
+    command: str
+    test: str
+    new: bool
+
+
+@dataclass
+class DecoderInfo:
+    name: str
+    profile: str
+    policy: str
+    shows: tuple[str, ...]
+    own: bool
+    incremental: bool
+    versions: list[tuple[str, int]]  # distinct version records (JSON text) and counts
+    entries: int
+
+
+@dataclass
+class Report:
+    date: str
+    corpus: Corpus
+    run: dict[str, Any] | None
+    sections: list[Section]
+    fingerprints: list[Fingerprint]
+    matrix: Matrix
+    decoders: list[DecoderInfo]
+    environment: list[tuple[str, str, int]]  # key, value, entries
+    trend: list[Point] = field(default_factory=list)
+    trend_unreadable: list[str] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def _run_new(run: dict[str, Any] | None) -> set[str]:
+    if not run:
+        return set()
+    new = run.get("new") or []
+    return {str(x.get("signature")) for x in new if isinstance(x, dict)}
+
+
+def _decoder_infos(entries: list[Entry]) -> tuple[list[DecoderInfo], list[tuple[str, str, int]]]:
+    infos: dict[str, DecoderInfo] = {}
+    versions: dict[str, Counter[str]] = {}
+    env: Counter[tuple[str, str]] = Counter()
+    for e in entries:
+        for k, v in sorted(e.versions.items()):
+            if k not in e.records and not isinstance(v, dict):
+                env[(safe.text(k, 80), safe.text(v, 200))] += 1
+        for name, rec in e.records.items():
+            if name not in infos:
+                infos[name] = DecoderInfo(name, rec.profile, rec.policy, rec.shows, rec.own,
+                                          rec.incremental, [], 0)
+            infos[name].entries += 1
+            v = e.versions.get(name)
+            prov = v if isinstance(v, dict) else rec.outcome.provenance
+            text = json.dumps({safe.text(a, 80): safe.text(b, 300) for a, b in prov.items()},
+                              sort_keys=True)
+            versions.setdefault(name, Counter())[text] += 1
+    for name, info in infos.items():
+        info.versions = sorted(versions[name].items())
+    return ([infos[k] for k in sorted(infos)],
+            sorted((k, v, n) for (k, v), n in env.items()))
+
+
+def _section(e: Entry, new: set[str]) -> Section:
+    ev = judge_entry(e)
+    ref = utf8fuzz.decode(e.data, e.profile, e.reference_policy)
+    refs: dict[str, Outcome] = {}
+    for name, rec in e.records.items():
+        refs[name] = utf8fuzz.decode(e.data, rec.profile, rec.policy)
+    grid = build_grid(e, ref, refs, ev.offset)
+    return Section(e, ev, grid, diff_command(e), pytest_body(e, ev.clause.ref),
+                   e.signature in new)
+
+
+def analyze(corpus: Corpus, date: str, run: dict[str, Any] | None = None,
+            out_dir: Path | None = None) -> Report:
+    new = _run_new(run)
+    sections = [_section(e, new) for e in corpus.entries]
+    decs, env = _decoder_infos(corpus.entries)
+    rep = Report(
+        date=date, corpus=corpus, run=run, sections=sections,
+        fingerprints=fingerprints(corpus.entries),
+        matrix=agreement_matrix(corpus.entries), decoders=decs, environment=env,
+    )
+    rep.summary = summary_of(rep)
+    if out_dir is not None:
+        rep.trend, rep.trend_unreadable = read_trend(out_dir, rep.summary)
+    else:
+        rep.trend = [Point(date, len(corpus.entries), rep.summary["divergences_found"])]
+    rep.summary["trend"] = [
+        {"date": p.date, "corpus": p.corpus, "found": p.found} for p in rep.trend
+    ]
+    return rep
+
+
+def summary_of(rep: Report) -> dict[str, Any]:
+    """The machine-readable summary (``summary.json``). Every string in it is
+    printable ASCII from :mod:`.safe`, so ``jq -r`` on it is safe too."""
+    entries = rep.corpus.entries
+    run = rep.run
+    if run:
+        found = len(run.get("new") or [])
+        source = "run"
+    else:
+        found = sum(1 for e in entries if e.found_date == rep.date)
+        source = "found.at"
+    m = rep.matrix
+    s: dict[str, Any] = {
+        "format": FORMAT,
+        "date": rep.date,
+        "utf8fuzz": utf8fuzz.__version__,
+        "corpus": {
+            "path": safe.text(rep.corpus.root),
+            "entries": len(entries),
+            "unreadable": [
+                {"path": safe.text(c.path), "reason": safe.text(c.reason, 300)}
+                for c in rep.corpus.corrupt
+            ],
+        },
+        "divergences_found": found,
+        "divergences_found_source": source,
+        "run": None if not run else {
+            "decoders": [safe.text(d, 200) for d in run.get("decoders") or []],
+            "executions": run.get("executions"),
+            "execs_per_sec": run.get("execs_per_sec"),
+            "new": sorted(safe.text(x, 500) for x in _run_new(run)),
+        },
+        "by_class": dict(sorted(Counter(e.cls for e in entries).items())),
+        "by_profile": dict(sorted(Counter(e.profile for e in entries).items())),
+        "signatures": [
+            {
+                "id": sec.entry.sig_id,
+                "signature": safe.text(sec.entry.signature, 500),
+                "profile": sec.entry.profile,
+                "class": safe.text(sec.entry.cls),
+                "feature": safe.text(sec.entry.feature),
+                "input": sec.entry.data.hex(),
+                "new": sec.new,
+                "clause": safe.text(sec.verdict.clause.ref, 500),
+                "offset": sec.verdict.offset,
+                "verdicts": {
+                    safe.text(v.decoder, 200): {"follows": v.follows,
+                                                "verdict": safe.text(v.sentence(), 800)}
+                    for v in sec.verdict.verdicts
+                },
+            }
+            for sec in rep.sections
+        ],
+        "fingerprints": {
+            safe.text(fp.decoder, 200): {
+                "profile": fp.profile,
+                "claimed_policy": safe.text(fp.claimed_policy),
+                "views": list(fp.views),
+                "inputs": fp.inputs,
+                "discriminating": fp.discriminating,
+                "explained": fp.explained,
+                "policies": list(fp.policies),
+                "summary": fp.summary(),
+                "unexplained": [sig for sig, _ in fp.unexplained],
+            }
+            for fp in rep.fingerprints
+        },
+        "matrix": {
+            "decoders": [safe.text(d, 200) for d in m.decoders],
+            "disagree": [[m.cell(a, b)[0] for b in m.decoders] for a in m.decoders],
+            "compared": [[m.cell(a, b)[1] for b in m.decoders] for a in m.decoders],
+        },
+        "decoders": {
+            safe.text(d.name, 200): {
+                "profile": d.profile, "policy": safe.text(d.policy), "shows": list(d.shows),
+                "own": d.own, "incremental": d.incremental, "entries": d.entries,
+                "versions": [json.loads(v) for v, _ in d.versions],
+            }
+            for d in rep.decoders
+        },
+    }
+    return s

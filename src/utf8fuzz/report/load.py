@@ -1,0 +1,221 @@
+"""Reading the corpus for a report: every sidecar that can be read, and a list of
+those that cannot.
+
+A report must never stop on one bad file. Each ``corpus/entries/*.json`` sidecar
+(format in ``docs/corpus.md``) becomes an :class:`Entry`, or a :class:`Corrupt`
+naming its path and why it was refused. Unknown keys are kept (``extra``) and
+ignored, since later formats only add keys. Half-written files
+(``.<name>.<pid>.<n>.tmp``) do not end in ``.json`` and are not read.
+
+Checks made here, so that every later stage may trust an Entry: the JSON parses
+to an object; ``input`` is hex (or, if absent, the input file named by ``file``
+exists); the ``sha256`` (when present) matches the input; ``profile`` is known;
+every recorded outcome parses with :meth:`Outcome.from_json` and has the input's
+length. An input file that is missing or disagrees with the sidecar's ``input``
+is a warning on the entry: the sidecar is what was judged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from utf8fuzz.outcome import Outcome
+from utf8fuzz.profiles import REGISTRY
+
+KNOWN_KEYS = frozenset({
+    "format", "signature", "file", "profile", "class", "feature", "decoders", "reference",
+    "input", "sha256", "position_dependent", "first_difference", "outcomes",
+    "versions", "expectation", "found",
+})
+
+
+@dataclass(frozen=True)
+class Record:
+    """One decoder's recorded outcome in an entry, with what it claims."""
+
+    name: str
+    profile: str
+    policy: str
+    own: bool
+    incremental: bool
+    shows: tuple[str, ...]
+    outcome: Outcome
+
+
+@dataclass
+class Entry:
+    path: Path
+    sig_id: str
+    signature: str
+    profile: str
+    cls: str
+    feature: str
+    decoders: tuple[str, ...]
+    reference: str
+    data: bytes
+    position_dependent: bool
+    first_difference: dict[str, Any]
+    records: dict[str, Record]
+    versions: dict[str, Any]
+    found: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def reference_policy(self) -> str:
+        parts = self.reference.split(":")
+        return parts[2] if len(parts) == 3 and parts[0] == "ref" else "maximal-subpart"
+
+    @property
+    def found_date(self) -> str:
+        at = self.found.get("at") if isinstance(self.found, dict) else None
+        return at[:10] if isinstance(at, str) else ""
+
+
+@dataclass(frozen=True)
+class Corrupt:
+    path: Path
+    reason: str
+
+
+@dataclass
+class Corpus:
+    root: Path
+    entries: list[Entry]
+    corrupt: list[Corrupt]
+    exists: bool = True
+
+
+def load_corpus(root: Path) -> Corpus:
+    """All entries under ``root/entries`` sorted by signature (then path), and the
+    corrupt sidecars sorted by path. A missing ``root`` gives an empty corpus with
+    ``exists=False``; the command turns that into an error, the engine never
+    calls us without one."""
+    root = Path(root)
+    if not root.is_dir():
+        return Corpus(root, [], [], exists=False)
+    entries: list[Entry] = []
+    corrupt: list[Corrupt] = []
+    edir = root / "entries"
+    paths = sorted(edir.glob("*.json")) if edir.is_dir() else []
+    for p in paths:
+        try:
+            entries.append(load_entry(p))
+        except EntryError as e:
+            corrupt.append(Corrupt(p, str(e)))
+    entries.sort(key=lambda e: (e.signature, str(e.path)))
+    return Corpus(root, entries, corrupt)
+
+
+class EntryError(ValueError):
+    pass
+
+
+def _req(d: dict[str, Any], key: str, typ: type | tuple[type, ...]) -> Any:
+    if key not in d:
+        raise EntryError(f"missing key {key!r}")
+    v = d[key]
+    if not isinstance(v, typ):
+        raise EntryError(f"key {key!r} has the wrong type ({type(v).__name__})")
+    return v
+
+
+def load_entry(path: Path) -> Entry:
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise EntryError(f"cannot read: {e.strerror or e}") from None
+    try:
+        d = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise EntryError(f"not valid JSON: {e}") from None
+    if not isinstance(d, dict):
+        raise EntryError("not a JSON object")
+    fmt = d.get("format", 1)
+    if not isinstance(fmt, int) or fmt < 1:
+        raise EntryError(f"unknown format {fmt!r}")
+    warnings: list[str] = []
+    # The input file is ``inputs/<sha-id>.bin`` relative to the corpus root, named by
+    # the sidecar's "file" key (docs/corpus.md); the sidecar's hex "input" is what
+    # was judged, the file is a cross-check.
+    bin_data: bytes | None = None
+    file_key = d.get("file")
+    bin_path: Path | None = None
+    if isinstance(file_key, str) and file_key and not Path(file_key).is_absolute() \
+            and ".." not in Path(file_key).parts:
+        bin_path = path.parent.parent / file_key
+    if bin_path is not None and bin_path.is_file():
+        bin_data = bin_path.read_bytes()
+    if "input" in d:
+        hx = _req(d, "input", str)
+        try:
+            data = bytes.fromhex(hx)
+        except ValueError:
+            raise EntryError("'input' is not hex") from None
+        if bin_data is not None and bin_data != data:
+            warnings.append(f"{file_key} differs from the sidecar's input; "
+                            "the sidecar's input is reported")
+        elif bin_path is not None and bin_data is None:
+            warnings.append(f"{file_key} is missing; the sidecar's input is reported")
+    elif bin_data is not None:
+        data = bin_data
+    else:
+        raise EntryError("no 'input' and no readable input file")
+    sha = d.get("sha256")
+    if sha is not None and sha != hashlib.sha256(data).hexdigest():
+        raise EntryError("sha256 does not match the input")
+    signature = _req(d, "signature", str)
+    profile = _req(d, "profile", str)
+    if profile not in REGISTRY:
+        raise EntryError(f"unknown profile {profile!r}")
+    outcomes = _req(d, "outcomes", dict)
+    records: dict[str, Record] = {}
+    for name, rec in sorted(outcomes.items()):
+        if not isinstance(rec, dict) or not isinstance(rec.get("outcome"), dict):
+            raise EntryError(f"outcome of {name!r} is not an object")
+        try:
+            out = Outcome.from_json(rec["outcome"])
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            raise EntryError(f"outcome of {name!r} does not parse: {e}") from None
+        if out.length != len(data):
+            raise EntryError(f"outcome of {name!r} has length {out.length}, input {len(data)}")
+        rprof = rec.get("profile", profile)
+        if rprof not in REGISTRY:
+            raise EntryError(f"decoder {name!r} claims unknown profile {rprof!r}")
+        shows = rec.get("shows")
+        records[name] = Record(
+            name=str(name),
+            profile=str(rprof),
+            policy=str(rec.get("policy", "maximal-subpart")),
+            own=bool(rec.get("own", False)),
+            incremental=bool(rec.get("incremental", False)),
+            shows=tuple(sorted(shows)) if isinstance(shows, list) else tuple(sorted(out.shows)),
+            outcome=out,
+        )
+    decs = d.get("decoders", [])
+    if not isinstance(decs, list):
+        raise EntryError("key 'decoders' has the wrong type")
+    parts = signature.split("/")
+    fd = d.get("first_difference")
+    return Entry(
+        path=path,
+        sig_id=path.stem,
+        signature=signature,
+        profile=profile,
+        cls=str(d.get("class", parts[1] if len(parts) > 1 else "")),
+        feature=str(d.get("feature", parts[2] if len(parts) > 2 else "")),
+        decoders=tuple(sorted(str(x) for x in decs)),
+        reference=str(d.get("reference", f"ref:{profile}:maximal-subpart")),
+        data=data,
+        position_dependent=bool(d.get("position_dependent", False)),
+        first_difference=fd if isinstance(fd, dict) else {},
+        records=records,
+        versions=d.get("versions") if isinstance(d.get("versions"), dict) else {},
+        found=d.get("found") if isinstance(d.get("found"), dict) else {},
+        warnings=warnings,
+        extra={k: v for k, v in d.items() if k not in KNOWN_KEYS},
+    )

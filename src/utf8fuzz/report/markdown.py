@@ -1,0 +1,143 @@
+"""``report.md``: the same report as the HTML one, for terminals, diffs and
+issue trackers. Alignment grids are fixed-width text in code blocks; every
+other string goes through :func:`safe.md` (or :func:`safe.code` inside code
+blocks), so nothing in the input can open a link, image, table cell or HTML.
+"""
+
+from __future__ import annotations
+
+from utf8fuzz.report import safe
+from utf8fuzz.report.analyze import Report, Section
+from utf8fuzz.report.hexview import text_layout
+
+GRID_WIDTH = 16
+
+
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def _section(i: int, sec: Section) -> list[str]:
+    e = sec.entry
+    ev = sec.verdict
+    out = [f"### {i}. {safe.md(e.signature)}" + (" (new in this run)" if sec.new else ""), ""]
+    found = e.found
+    out += [
+        f"- id: {safe.md_code(e.sig_id)}; profile **{safe.md(e.profile)}**, class "
+        f"**{safe.md(e.cls)}**, feature **{safe.md(e.feature)}**",
+        f"- input ({len(e.data)} bytes): {safe.md_code(safe.hexbytes(e.data))}",
+        f"- reference: {safe.md_code(e.reference)}; first difference at byte {ev.offset}"
+        + (f" ({safe.md(e.first_difference.get('view'))} view)"
+           if e.first_difference.get("view") else ""),
+    ]
+    if e.position_dependent:
+        out.append("- position-dependent: block boundaries (16/32/64) are marked")
+    if found:
+        out.append("- found: " + safe.md(", ".join(
+            f"{k} {found[k]}" for k in ("at", "engine", "original_size", "minimized_size")
+            if k in found)))
+    for w in e.warnings:
+        out.append(f"- warning: {safe.md(w)}")
+    out += ["", f"**Clause:** {safe.md(ev.clause.ref)}.", "", safe.md(ev.clause.explanation), ""]
+    wrong = [v for v in ev.verdicts if not v.follows]
+    right = [v for v in ev.verdicts if v.follows]
+    if wrong:
+        out += _table(["decoder", "verdict"],
+                      [[safe.md_code(v.decoder), safe.md(v.sentence())] for v in wrong])
+    else:
+        out.append("Every recorded decoder follows the profile it claims.")
+    if right:
+        out += ["", "Follow the profile they claim: "
+                + ", ".join(f"{safe.md_code(v.decoder)} ({safe.md(v.profile)})" for v in right)]
+    out += ["", "```text", safe.code(text_layout(sec.grid, GRID_WIDTH)), "```", ""]
+    out += ["Reproduce:", "", "```sh", safe.code(sec.command), "```", "",
+            "```python", safe.code(sec.test), "```", ""]
+    return out
+
+
+def render(rep: Report) -> str:
+    s = rep.summary
+    corpus = rep.corpus
+    out = [f"# utf8fuzz triage report, {safe.md(rep.date)}", ""]
+    out.append(f"Corpus {safe.md_code(corpus.root)}: {len(corpus.entries)} entries"
+               + (f", {len(corpus.corrupt)} unreadable" if corpus.corrupt else "") + ".")
+    if rep.run:
+        r = s["run"]
+        out.append(f"Run: {r['executions']} executions at {r['execs_per_sec']} per second, "
+                   f"{len(r['new'])} new signatures, decoders: "
+                   + ", ".join(safe.md_code(d) for d in r["decoders"]) + ".")
+    out += ["", "How to read it: see reports/README.md. Bytes are hex, code points U+XXXX; "
+            "nothing decoded is shown as text.", ""]
+    if not corpus.entries:
+        out += ["**The corpus has no entries: no divergence has been recorded.**", ""]
+    if corpus.corrupt:
+        out += ["## Unreadable entries", ""]
+        out += [f"- {safe.md_code(c.path)}: {safe.md(c.reason)}" for c in corpus.corrupt]
+        out.append("")
+    if rep.sections:
+        out += ["## Overview", ""]
+        out += _table(["class", "signatures"],
+                      [[safe.md(k), str(v)] for k, v in s["by_class"].items()])
+        out.append("")
+        rows = []
+        for i, sec in enumerate(rep.sections, 1):
+            wrong = [v.decoder for v in sec.verdict.verdicts if not v.follows]
+            rows.append([str(i), safe.md(sec.entry.signature) + (" (new)" if sec.new else ""),
+                         safe.md(", ".join(wrong) or "none")])
+        out += _table(["#", "signature", "decoders that do not follow their profile"], rows)
+        out += ["", "## Signatures", ""]
+        for i, sec in enumerate(rep.sections, 1):
+            out += _section(i, sec)
+    out += ["## Replacement-policy fingerprints", ""]
+    if rep.fingerprints:
+        rows = []
+        for fp in rep.fingerprints:
+            expl = ", ".join(f"{p} {n}/{fp.inputs}" for p, n in fp.explained.items())
+            un = ", ".join(f"{safe.md_code(sig)} ({safe.hexbytes(d)})"
+                           for sig, d in fp.unexplained[:10])
+            if len(fp.unexplained) > 10:
+                un += f" and {len(fp.unexplained) - 10} more"
+            rows.append([safe.md_code(fp.decoder), safe.md(fp.claimed_policy),
+                         safe.md(fp.summary()), f"{fp.discriminating}/{fp.inputs}",
+                         safe.md(expl), un or "none"])
+        out += _table(["decoder", "claims", "fingerprint", "discriminating inputs",
+                       "explained by", "inputs no policy explains"], rows)
+    else:
+        out.append("No decoder in the corpus shows its replacement output.")
+    out += ["", "## Agreement matrix", "",
+            "Inputs on which each pair disagrees, of the inputs where both show a view.", ""]
+    m = rep.matrix
+    if m.decoders:
+        head = ["", *[f"{j + 1}" for j in range(len(m.decoders))]]
+        rows = []
+        for i, a in enumerate(m.decoders):
+            cells = []
+            for b in m.decoders:
+                d, c = m.cell(a, b)
+                cells.append("-" if a == b else (f"{d}/{c}" if c else "n/a"))
+            rows.append([f"{i + 1} {safe.md_code(a)}", *cells])
+        out += _table(head, rows)
+    else:
+        out.append("No decoders.")
+    out += ["", "## Trend", ""]
+    out += _table(["date", "corpus entries", "divergences found"],
+                  [[safe.md(p.date), str(p.corpus), str(p.found)] for p in rep.trend])
+    for b in rep.trend_unreadable:
+        out.append(f"- unreadable earlier summary: {safe.md_code(b)}")
+    out += ["", "## Decoders", ""]
+    rows = []
+    for d in rep.decoders:
+        vers = "; ".join(f"{safe.md(v)}" + (f" (x{n})" if len(d.versions) > 1 else "")
+                         for v, n in d.versions)
+        rows.append([safe.md_code(d.name), safe.md(d.profile), safe.md(d.policy),
+                     safe.md(", ".join(d.shows)), "yes" if d.own else "no",
+                     "yes" if d.incremental else "no", vers or "-"])
+    out += _table(["decoder", "profile", "policy", "shows", "own", "incremental", "versions"],
+                  rows)
+    if rep.environment:
+        out += ["", "Environment recorded with the entries:", ""]
+        out += [f"- {safe.md(k)}: {safe.md(v)} ({n} entries)" for k, v, n in rep.environment]
+    out.append("")
+    return "\n".join(out)

@@ -1,0 +1,396 @@
+"""Who is right: each decoder against the reference of the profile it claims,
+and the clause of the spec that decides it.
+
+For every recorded decoder, the reference outcome is recomputed
+(``utf8fuzz.decode(input, claimed profile, claimed policy)`` - deterministic,
+this project's own transcription of the spec) and compared at every view the
+decoder shows, most detailed first. The verdict is "follows <profile>" or "does
+not follow <profile>" with the first view that differs and the byte offset where
+it first differs. A view the decoder cannot show is never a difference.
+
+The clause comes from the reference's token at that offset:
+
+* a character: the row of the profile's table it matches (``Row.clause``);
+* an error: why no row matches, worked out from the rows themselves (which row
+  the lead byte belongs to and which byte range the next byte violates, or that
+  no row begins with the lead) and then, for the well-known cases, the rule the
+  spec gives: non-shortest forms (Corrigendum #1 C12 / Table 3.1B's narrowed
+  second-byte ranges; RFC 2279 section 2 NOTE and section 6; Kuhn's shortest-form
+  rule), surrogates (Corrigendum #1 Appendix C.3; Kuhn), values beyond the
+  profile's range, truncation;
+* a reserved unit: Corrected UTF-8's reserved FE/FF rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import utf8fuzz
+from utf8fuzz.outcome import VIEWS, Outcome, Token, ViewUnavailable
+from utf8fuzz.profiles import get_profile
+from utf8fuzz.profiles.table import CONT, Profile, bits_value, structural_length
+from utf8fuzz.report import safe
+from utf8fuzz.report.load import Entry, Record
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A reference to the spec and a plain explanation of what it says here."""
+
+    ref: str
+    explanation: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    decoder: str
+    profile: str
+    policy: str
+    follows: bool
+    view: str | None = None  # first differing view
+    offset: int | None = None  # byte offset of the first difference
+    detail: str = ""  # what differs, already safe text
+    compared: tuple[str, ...] = ()
+
+    def sentence(self) -> str:
+        claim = f"{self.profile} ({self.policy})"
+        if self.follows:
+            views = ", ".join(self.compared) or "no view"
+            return f"follows {claim} at every view it shows ({views})"
+        if self.view in ("crash", "timeout"):
+            return f"does not follow {claim}: it failed ({self.detail})"
+        where = f" at byte {self.offset}" if self.offset is not None else ""
+        return f"does not follow {claim}: {self.view} differs{where}; {self.detail}"
+
+
+# -- the reference ------------------------------------------------------------------
+
+
+def reference_outcome(data: bytes, profile: str, policy: str) -> Outcome:
+    return utf8fuzz.decode(data, profile, policy)
+
+
+def _try(out: Outcome, view: str) -> Any:
+    try:
+        return out.view(view)
+    except ViewUnavailable:
+        return None
+
+
+def _cp_index_to_offset(ref: Outcome, view: str, k: int) -> int:
+    """Byte offset of the k-th output unit of ``view`` in the reference."""
+    toks = ref.tokens
+    data = ref.data or b""
+    i = 0
+    for t in toks:
+        if view == "replace":
+            n = 1
+        elif view == "ignore":
+            n = 1 if t.kind == "char" else 0
+        else:  # escape
+            n = 1 if t.kind == "char" else t.end - t.start
+        if k < i + n:
+            return t.start if view != "escape" or t.kind == "char" else t.start + (k - i)
+        i += n
+    return len(data) if data else ref.length
+
+
+def _first_diff_seq(a: tuple[Any, ...], b: tuple[Any, ...]) -> int:
+    for k, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return k
+    return min(len(a), len(b))
+
+
+def _fmt_tok(t: Token) -> str:
+    if t.kind == "char":
+        return f"{safe.cp(t.value or 0)} [{t.start},{t.end})"
+    label = "reserved" if t.kind == "reserved" else f"error ({t.reason})"
+    return f"{label} [{t.start},{t.end})"
+
+
+def compare_view(view: str, got: Any, want: Any, ref: Outcome) -> tuple[int, str] | None:
+    """None when equal, else (byte offset, safe description) of the first difference."""
+    if got == want:
+        return None
+    if view == "tokens":
+        k = _first_diff_seq(got, want)
+        g = _fmt_tok(got[k]) if k < len(got) else "nothing"
+        w = _fmt_tok(want[k]) if k < len(want) else "nothing"
+        starts = [t.start for t in (got[k:k + 1] + want[k:k + 1])]
+        return min(starts) if starts else ref.length, f"has {g}, the reference {w}"
+    if view == "spans":
+        k = _first_diff_seq(got, want)
+        g = f"[{got[k][0]},{got[k][1]})" if k < len(got) else "no more errors"
+        w = f"[{want[k][0]},{want[k][1]})" if k < len(want) else "no more errors"
+        starts = [s[0] for s in (got[k:k + 1] + want[k:k + 1])]
+        return min(starts) if starts else ref.length, f"error span {g}, the reference {w}"
+    if view == "strict":
+        g = "valid" if got is None else f"first error [{got[0]},{got[1]})"
+        w = "valid" if want is None else f"first error [{want[0]},{want[1]})"
+        offs = [x[0] for x in (got, want) if x is not None]
+        return min(offs), f"{g}, the reference {w}"
+    if view == "reason":
+        fe = ref.first_error
+        return (fe[0] if fe else 0), f"reason {safe.text(got)}, the reference {want}"
+    k = _first_diff_seq(got, want)
+    g = safe.cp(got[k]) if k < len(got) else "end of output"
+    w = safe.cp(want[k]) if k < len(want) else "end of output"
+    return (_cp_index_to_offset(ref, view, k),
+            f"output unit {k} is {g}, the reference's is {w}")
+
+
+def judge(rec: Record, data: bytes) -> tuple[Verdict, Outcome]:
+    """The verdict on one recorded decoder, and the reference it was judged by."""
+    ref = reference_outcome(data, rec.profile, rec.policy)
+    out = rec.outcome
+    if not out.ok:
+        return Verdict(rec.name, rec.profile, rec.policy, False, out.status, None,
+                       f"{out.status}: {safe.text(out.detail or '', 300)}"), ref
+    compared: list[str] = []
+    for view in VIEWS:
+        if view not in out.shows:
+            continue
+        got = _try(out, view)
+        if view == "escape" and got is None:
+            continue
+        want = ref.view(view)
+        compared.append(view)
+        diff = compare_view(view, got, want, ref)
+        if diff is not None:
+            off, detail = diff
+            return Verdict(rec.name, rec.profile, rec.policy, False, view, off, detail,
+                           tuple(compared)), ref
+    return Verdict(rec.name, rec.profile, rec.policy, True, compared=tuple(compared)), ref
+
+
+# -- the clause ----------------------------------------------------------------------
+
+
+def token_at(tokens: tuple[Token, ...], offset: int) -> Token | None:
+    for t in tokens:
+        if t.start <= offset < t.end:
+            return t
+    return None
+
+
+def clause_at(data: bytes, profile: str | Profile, policy: str, offset: int) -> Clause:
+    """The clause that decides what ``data`` means at ``offset`` under ``profile``."""
+    prof = get_profile(profile)
+    ref = utf8fuzz.decode(data, prof.name, policy)
+    t = token_at(ref.tokens, offset)
+    if t is None:
+        return Clause(prof.spec, f"the input ends at byte {len(data)}; "
+                      "the reference produces nothing more")
+    seq = data[t.start:t.end]
+    if t.kind == "char":
+        r = prof.row_of(seq)
+        ref_txt = r.clause if r is not None else prof.spec
+        row_txt = r.describe() if r is not None else "?"
+        return Clause(ref_txt, f"{safe.hexbytes(seq)} is well-formed: it matches the row "
+                      f"{row_txt}, and decodes to {safe.cp(t.value or 0)}")
+    if t.kind == "reserved":
+        from utf8fuzz.profiles.corrected import RESERVED_CLAUSE
+
+        return Clause(RESERVED_CLAUSE, f"{safe.hexbytes(seq)} begins with a reserved lead "
+                      "byte (FE or FF) and extends until the next recognized lead byte: one "
+                      "reserved unit, not an error")
+    return explain_error(data, prof, t)
+
+
+def _kind_of(lead: int) -> str:
+    if lead < 0x80:
+        return "an ASCII byte"
+    if CONT[0] <= lead <= CONT[1]:
+        return "a continuation byte"
+    n = structural_length(lead)
+    if n == 1:
+        return "a byte RFC 2279 never uses"
+    return f"whose high bits announce a {n}-byte sequence"
+
+
+def explain_error(data: bytes, prof: Profile, t: Token) -> Clause:
+    """Why the reference cut an error at ``t``: derived from the profile's rows,
+    then named by the spec's rule."""
+    i = t.start
+    lead = data[i]
+    rows = [r for r in prof.rows if r.ranges[0][0] <= lead <= r.ranges[0][1]]
+    lead_hex = safe.hexbyte(lead)
+    if not rows:
+        why = f"no row of the table begins with {lead_hex} ({_kind_of(lead)})"
+        return Clause(_rule_for_no_row(prof, data, i), why)
+    # Walk the bytes against the rows that begin with this lead.
+    k = 1
+    cands = rows
+    while True:
+        if i + k >= len(data):
+            need = min(r.length for r in cands)
+            return Clause(_truncation_ref(prof),
+                          f"{safe.hexbytes(data[i:i + k])} begins a sequence of row "
+                          f"{cands[0].describe()} ({need} bytes), but the input ends after "
+                          f"{k} byte{'s' if k > 1 else ''}: truncated")
+        b = data[i + k]
+        nxt = [r for r in cands if r.length > k and r.ranges[k][0] <= b <= r.ranges[k][1]]
+        if not nxt:
+            allowed = sorted({r.ranges[k] for r in cands if r.length > k})
+            ranges = ", ".join(f"{lo:02X}..{hi:02X}" if lo != hi else f"{lo:02X}"
+                               for lo, hi in allowed)
+            row_txt = "; ".join(r.describe() for r in cands)
+            why = (f"after {safe.hexbytes(data[i:i + k])}, the row{'s' if len(cands) > 1 else ''} "
+                   f"{row_txt} allow{'' if len(cands) > 1 else 's'} {ranges} at byte {k + 1}, "
+                   f"but the input has {safe.hexbyte(b)}")
+            rule, extra = _rule_for_range(prof, data, i)
+            return Clause(rule or cands[0].clause, why + (f"; {extra}" if extra else ""))
+        cands = nxt
+        k += 1
+        if k > prof.max_length:  # cannot happen for a tiling reference; stay finite
+            return Clause(prof.spec, "ill-formed")
+
+
+def _structural(data: bytes, i: int) -> bytes | None:
+    """The sequence the lead's high bits announce (RFC 2279 section 2), if all
+    its continuation bytes are present."""
+    n = structural_length(data[i])
+    seq = data[i:i + n]
+    if n < 2 or len(seq) < n or not all(CONT[0] <= b <= CONT[1] for b in seq[1:]):
+        return None
+    return seq
+
+
+def _what_it_would_be(data: bytes, i: int, prof: Profile) -> tuple[str, str] | None:
+    """(kind, text) of what a naive decoder would make of the bytes at i:
+    non-shortest form, surrogate, noncharacter FFFE/FFFF, or beyond range."""
+    seq = _structural(data, i)
+    if seq is None:
+        return None
+    v = bits_value(seq)
+    shortest = 1 if v < 0x80 else 2 if v < 0x800 else 3 if v < 0x10000 else (
+        4 if v < 0x200000 else 5 if v < 0x4000000 else 6)
+    hx = safe.hexbytes(seq)
+    if shortest < len(seq):
+        return "overlong", (f"{hx} would carry {safe.cp(v)} in {len(seq)} bytes, which has a "
+                            f"{shortest}-byte form: a non-shortest (overlong) form")
+    if 0xD800 <= v <= 0xDFFF:
+        return "surrogate", f"{hx} would carry {safe.cp(v)}, a UTF-16 surrogate"
+    if v in (0xFFFE, 0xFFFF):
+        return "nonchar", f"{hx} would carry {safe.cp(v)}"
+    if v > prof.max_codepoint:
+        return "range", (f"{hx} would carry {safe.cp(v)}, above the profile's highest code "
+                         f"point {safe.cp(prof.max_codepoint)}")
+    return None
+
+
+_UNI = "Corrigendum #1, Table 3.1B"
+_K = "Kuhn, What is UTF-8?"
+
+
+def _rule_for_range(prof: Profile, data: bytes, i: int) -> tuple[str | None, str]:
+    w = _what_it_would_be(data, i, prof)
+    if w is None:
+        return None, ""
+    kind, txt = w
+    name = prof.name
+    if name == "unicode":
+        rule = {
+            "overlong": f"{_UNI} and C12 (a conformant process shall not interpret "
+                        "non-shortest forms)",
+            "surrogate": f"{_UNI}, row ED 80..9F; Corrigendum #1 Appendix C.3 (ISO/IEC 10646 "
+                         "does not allow mapping of unpaired surrogates)",
+            "range": f"{_UNI}, row F4 80..8F; D36 (a) (UTF-8 ends at U+10FFFF)",
+        }.get(kind)
+    elif name == "rfc2279":
+        rule = {"overlong": "RFC 2279 section 2 NOTE and section 6 (non-shortest forms such "
+                            "as C0 80 are invalid)"}.get(kind)
+    elif name == "kuhn":
+        rule = {
+            "overlong": f"{_K}: only the shortest form; overlong patterns refused",
+            "surrogate": f"{_K}: U+D800..U+DFFF, U+FFFE, U+FFFF treated as malformed",
+            "nonchar": f"{_K}: U+D800..U+DFFF, U+FFFE, U+FFFF treated as malformed",
+        }.get(kind)
+    else:
+        rule = None
+    return rule, txt
+
+
+def _rule_for_no_row(prof: Profile, data: bytes, i: int) -> str:
+    lead = data[i]
+    name = prof.name
+    if CONT[0] <= lead <= CONT[1]:
+        if name == "corrected":
+            return ("Corrected UTF-8, 'Putting it all together' table: a continuation byte "
+                    "begins no sequence")
+        return f"{prof.spec}: a continuation byte (80..BF) begins no sequence"
+    if name == "unicode":
+        if lead in (0xC0, 0xC1):
+            return f"{_UNI} (C0 and C1 begin no row: they could only start non-shortest forms)"
+        if lead >= 0xF5:
+            return f"{_UNI} (F5..FF begin no row); D36 (a) (UTF-8 ends at U+10FFFF)"
+        return _UNI
+    if name == "rfc2279":
+        if lead in (0xC0, 0xC1):
+            return "RFC 2279 section 2 NOTE and section 6 (C0 80 and similar are invalid)"
+        if lead >= 0xFE:
+            return "RFC 2279 section 2 (FE and FF are never used)"
+    if name == "kuhn":
+        if lead in (0xC0, 0xC1):
+            return f"{_K}: only the shortest form; overlong patterns refused (1100000x)"
+        if lead >= 0xFE:
+            return f"{_K}: FE and FF are never used"
+    if name == "legacy" and lead >= 0xFE:
+        return "RFC 2279 section 2 (FE and FF announce no sequence)"
+    return prof.spec
+
+
+def _truncation_ref(prof: Profile) -> str:
+    if prof.name == "unicode":
+        return f"{_UNI}; D36 (b) (an incomplete sequence matches no pattern)"
+    return f"{prof.spec}: an incomplete sequence is ill-formed"
+
+
+# -- per entry ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EntryVerdict:
+    verdicts: tuple[Verdict, ...]
+    clause: Clause
+    offset: int
+
+
+def judge_entry(entry: Entry) -> EntryVerdict:
+    verdicts = tuple(judge(rec, entry.data)[0] for _, rec in sorted(entry.records.items()))
+    # The deciding offset: where the engine says the outcomes first differ, else the
+    # earliest offset where a divergent decoder leaves its profile, else 0.
+    off = entry.first_difference.get("offset")
+    if entry.cls in ("crash", "timeout") or entry.first_difference.get("view") == "status":
+        # A failure has no position of its own; like the engine's feature, the clause
+        # is that of the first ill-formed token, else the first non-ASCII character.
+        off = _failure_anchor(entry)
+    elif not isinstance(off, int) or not 0 <= off <= len(entry.data):
+        offs = [v.offset for v in verdicts if not v.follows and v.offset is not None]
+        off = min(offs) if offs else 0
+    clause = clause_at(entry.data, entry.profile, entry.reference_policy, off)
+    return EntryVerdict(verdicts, clause, off)
+
+
+def _failure_anchor(entry: Entry) -> int:
+    toks = utf8fuzz.decode(entry.data, entry.profile, entry.reference_policy).tokens
+    for t in toks:
+        if t.kind != "char":
+            return t.start
+    for t in toks:
+        if (t.value or 0) >= 0x80:
+            return t.start
+    return 0
+
+
+__all__ = [
+    "Clause",
+    "EntryVerdict",
+    "Verdict",
+    "clause_at",
+    "judge",
+    "judge_entry",
+    "reference_outcome",
+]
