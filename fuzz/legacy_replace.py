@@ -1,0 +1,18 @@
+"""libFuzzer target: legacy profile, replace views (see fuzz/README.md).
+
+    python fuzz/legacy_replace.py -max_len=64 -dict=fuzz/utf8.dict \
+        fuzz/work/legacy_replace corpus/seeds
+"""
+
+import sys
+
+import atheris
+
+# Coverage comes from the reference decoders (policies + profile tables).
+with atheris.instrument_imports(include=["utf8fuzz.policies", "utf8fuzz.profiles"]):
+    import utf8fuzz.policies  # noqa: F401
+
+from utf8fuzz.engine.atheris_target import main
+
+if __name__ == "__main__":
+    main(sys.argv, profile="legacy", mode="replace")

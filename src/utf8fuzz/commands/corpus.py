@@ -1,0 +1,48 @@
+"""``utf8fuzz corpus check [DIR]``: verify every corpus entry.
+
+Each bad sidecar is reported by its path with the reason, one per line; the others
+are counted as good. Exit 0 when every entry is good, 1 when any is bad.
+``corpus list`` prints one line per entry (signature, size, engine, date).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+HELP = "verify (check) or list the corpus of saved divergences"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=("check", "list"), help="check: verify; list: show entries")
+    p.add_argument("dir", nargs="?", default="corpus", help="corpus directory (default corpus)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    from utf8fuzz.engine import corpus
+
+    root = Path(args.dir)
+    entries, problems, notes = corpus.check(root)
+    if args.json:
+        print(json.dumps({
+            "corpus": str(root),
+            "entries": [{"id": e.id, "signature": e.signature, "input": e.data.hex()}
+                        for e in entries],
+            "problems": [{"path": str(p.path), "message": p.message} for p in problems],
+            "notes": [{"path": str(p.path), "message": p.message} for p in notes],
+        }, indent=2))
+        return 1 if problems else 0
+    if args.action == "list":
+        for e in entries:
+            found = e.sidecar.get("found") or {}
+            print(f"{e.id}  {len(e.data):>4} B  {found.get('engine', '?'):<10} "
+                  f"{found.get('at', '?'):<20}  {e.signature}")
+    for p in problems:
+        print(f"BAD  {p}")
+    for n in notes:
+        print(f"note {n}")
+    print(f"{len(entries)} good, {len(problems)} bad entr{'y' if len(problems) == 1 else 'ies'} "
+          f"in {root}")
+    return 1 if problems else 0

@@ -1,0 +1,84 @@
+"""The Atheris (libFuzzer) differential target, shared by the thin files in ``fuzz/``.
+
+Each file in ``fuzz/`` instruments the reference decoders' modules, then calls
+:func:`main` with its profile and mode; everything else is libFuzzer's command line
+(``-max_total_time``, ``-max_len``, ``-dict``, ``-jobs``, ``-fork``, corpus dirs).
+
+Divergences do not crash the target (libFuzzer would stop at the first one):
+each *new* signature is minimized and saved to the corpus right away, atomically, so
+``-jobs``/``-fork`` workers share one corpus safely. A one-line JSON record of each
+new entry is appended to ``$UTF8FUZZ_FOUND_LOG`` when set (``utf8fuzz fuzz`` reads it).
+
+Environment:
+
+``UTF8FUZZ_DECODERS``  JSON list of decoder specs (names, globs, module:attr[@profile]);
+                       unset: every available decoder
+``UTF8FUZZ_CORPUS``    corpus directory (default ``corpus``)
+``UTF8FUZZ_FOUND_LOG`` optional JSON-lines file of new entries
+``UTF8FUZZ_MINIMIZE_SECONDS`` per new signature (default 10)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+#: The views each mode compares (see utf8fuzz.outcome).
+MODES: dict[str, frozenset[str] | None] = {
+    "all": None,
+    "strict": frozenset({"strict", "spans", "reason"}),
+    "replace": frozenset({"replace", "ignore", "escape"}),
+}
+
+
+def select(specs: Sequence[str] | None, profiles: Sequence[str] | None) -> list:  # type: ignore[type-arg]
+    from utf8fuzz import decoders as registry
+
+    chosen = []
+    if specs:
+        for s in specs:
+            chosen += [d for d in registry.resolve(s) if d not in chosen]
+    else:
+        chosen = registry.available()
+    if profiles:
+        chosen = [d for d in chosen if d.profile in profiles]
+    return chosen
+
+
+def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
+         mode: str = "all") -> None:
+    import atheris
+
+    from utf8fuzz.engine.finder import Finder
+    from utf8fuzz.engine.mutator import make_custom_mutator
+
+    specs = json.loads(os.environ["UTF8FUZZ_DECODERS"]) if os.environ.get(
+        "UTF8FUZZ_DECODERS") else None
+    profiles = [profile] if profile else (
+        os.environ["UTF8FUZZ_PROFILES"].split(",") if os.environ.get("UTF8FUZZ_PROFILES")
+        else None)
+    decs = select(specs, profiles)
+    corpus = Path(os.environ.get("UTF8FUZZ_CORPUS", "corpus"))
+    log = os.environ.get("UTF8FUZZ_FOUND_LOG")
+    finder = Finder(decs, corpus, "atheris", views=MODES[mode],
+                    minimize_seconds=float(os.environ.get("UTF8FUZZ_MINIMIZE_SECONDS", "10")))
+    if not finder.differ.decoders:
+        print("utf8fuzz: no decoder under test for this target (only references, which are "
+              "the oracle); nothing to compare", file=sys.stderr)
+    consider = finder.consider
+    found = finder.found
+
+    def test_one_input(data: bytes) -> None:
+        n = len(found)
+        consider(data)
+        if len(found) != n and log:
+            with open(log, "a", encoding="utf-8") as f:
+                for x in found[n:]:
+                    f.write(json.dumps(x.to_json()) + "\n")
+
+    atheris.Setup(list(argv if argv is not None else sys.argv), test_one_input,
+                  custom_mutator=make_custom_mutator(atheris.Mutate))
+    atheris.Fuzz()

@@ -1,0 +1,414 @@
+"""The differential engine: run decoders on one input and name where they part.
+
+For one input, every selected decoder runs once, and each is compared with the
+reference of the profile *and policy* it claims (``ref:<profile>:<policy>``), at the
+views both can show (:mod:`utf8fuzz.outcome`). Differences that the specs decide
+between profiles are never seen: an rfc2279 decoder is judged by the rfc2279
+reference, so its accepting a 5-byte form is expected, not a bug.
+
+Peers. Decoders that claim the same profile and policy are compared with each
+other only through their reference: the reference shows every view, so whenever two
+peers disagree at a view they share, at least one of them disagrees with the
+reference there, and the divergence names exactly the ones that are wrong.
+
+The first difference. Views are tried from the most detailed down (tokens, spans,
+strict, reason, replace, ignore, escape); the first view that differs decides. Its
+first differing position is mapped back to a *reference token* (the anchor): the
+class says what the decoder did there (accepted an error, rejected a character,
+...), and the anchor's bytes give the spec feature (:mod:`.signature`).
+
+Grouping. Decoders that differ from the same reference in the same class and feature
+form one divergence, whose signature lists them all; the byte offset is recorded,
+never part of the name.
+
+Incremental decoders. A difference of an ``incremental`` decoder is classed
+``incremental-differs`` when a one-shot decoder of the same family (the name's part
+before the first ``:``) and profile ran on the input and does *not* diverge in the
+same way; otherwise the incremental decoder has the same bug as its one-shot sibling
+and gets the ordinary class.
+
+Speed. A fuzz loop calls :meth:`Differ.run` thousands of times per second, so the
+common case (everything agrees) is cheap: each reference runs once per input and
+its views are computed once; a decoder showing tokens is compared by one tuple
+equality; classification only runs on a difference.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.decoders.reference import Reference, reference_name
+from utf8fuzz.engine.signature import Signature, failure_feature, feature_of
+from utf8fuzz.outcome import REPLACEMENT, VIEWS, Outcome, Token, format_codepoint
+from utf8fuzz.profiles import REGISTRY
+
+_ORDER = VIEWS  # most detailed first
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One decoder against its reference on one input."""
+
+    decoder: str
+    profile: str
+    klass: str
+    feature: str
+    offset: int
+    view: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """Decoders that differ from one reference in one class and feature."""
+
+    signature: Signature
+    reference: str
+    offset: int
+    view: str
+    detail: str
+    differences: tuple[Difference, ...]
+
+    @property
+    def decoders(self) -> tuple[str, ...]:
+        return self.signature.decoders
+
+
+@dataclass
+class Result:
+    data: bytes
+    outcomes: dict[str, Outcome]
+    references: dict[tuple[str, str], str]
+    divergences: list[Divergence] = field(default_factory=list)
+
+    @property
+    def signatures(self) -> frozenset[str]:
+        return frozenset(str(d.signature) for d in self.divergences)
+
+    def get(self, signature: str) -> Divergence | None:
+        for d in self.divergences:
+            if str(d.signature) == signature:
+                return d
+        return None
+
+
+class Differ:
+    """Compare ``decoders`` with their references, input by input.
+
+    ``views`` narrows the comparison (the per-mode fuzz targets use it: a ``strict``
+    target compares only strict/spans/reason). Decoders that *are* references are
+    the oracle and are not judged; decoders whose profile has no reference here are
+    listed in :attr:`unjudged`.
+    """
+
+    def __init__(self, decoders: Iterable[Decoder], views: Iterable[str] | None = None) -> None:
+        self.views = frozenset(views) if views is not None else frozenset(VIEWS)
+        unknown = self.views - set(VIEWS)
+        if unknown:
+            raise ValueError(f"unknown view(s): {', '.join(sorted(unknown))}")
+        self.decoders: list[Decoder] = []
+        self.unjudged: list[Decoder] = []
+        self.references: dict[tuple[str, str], Reference] = {}
+        for d in decoders:
+            if isinstance(d, Reference):
+                continue
+            if d.profile not in REGISTRY:
+                self.unjudged.append(d)
+                continue
+            key = (d.profile, d.policy)
+            if key not in self.references:
+                self.references[key] = Reference(*key)
+            self.decoders.append(d)
+        self.decoders.sort(key=lambda d: d.name)
+        self._shared = {
+            d.name: tuple(v for v in _ORDER if v in d.shows and v in self.views)
+            for d in self.decoders
+        }
+        # one-shot siblings of incremental decoders, by (family, profile)
+        self._oneshot: dict[tuple[str, str], list[str]] = {}
+        for d in self.decoders:
+            if not d.incremental:
+                fam = (d.name.split(":", 1)[0], d.profile)
+                self._oneshot.setdefault(fam, []).append(d.name)
+
+    @property
+    def profiles(self) -> list[str]:
+        return sorted({p for p, _ in self.references})
+
+    def run(self, data: bytes) -> Result:
+        refs: dict[tuple[str, str], _Ref] = {
+            key: _Ref(data, r.decode(data), r) for key, r in self.references.items()
+        }
+        outcomes: dict[str, Outcome] = {r.reference.name: r.outcome for r in refs.values()}
+        diffs: list[Difference] = []
+        for d in self.decoders:
+            out = d.decode(data)
+            outcomes[d.name] = out
+            ref = refs[(d.profile, d.policy)]
+            diff = ref.compare(out, self._shared[d.name])
+            if diff is not None:
+                klass, idx, view, detail = diff
+                tok = ref.tokens[idx] if 0 <= idx < len(ref.tokens) else None
+                if klass in ("crash", "timeout"):
+                    feat = failure_feature(out)
+                else:
+                    feat = feature_of(data, tok, ref.reference._profile)
+                diffs.append(Difference(
+                    d.name, d.profile, klass, feat, tok.start if tok else 0, view, detail,
+                ))
+        result = Result(
+            data, outcomes, {k: r.reference.name for k, r in refs.items()},
+        )
+        if diffs:
+            result.divergences = self._group(self._incremental(diffs))
+        return result
+
+    def signatures(self, data: bytes) -> frozenset[str]:
+        return self.run(data).signatures
+
+    def _incremental(self, diffs: list[Difference]) -> list[Difference]:
+        by_name = {x.decoder: x for x in diffs}
+        incr = {d.name for d in self.decoders if d.incremental}
+        out: list[Difference] = []
+        for x in diffs:
+            if x.decoder in incr and x.klass not in ("crash", "timeout"):
+                siblings = self._oneshot.get((x.decoder.split(":", 1)[0], x.profile), [])
+                same = any(
+                    (s := by_name.get(n)) is not None
+                    and (s.klass, s.feature) == (x.klass, x.feature)
+                    for n in siblings
+                )
+                if siblings and not same:
+                    x = Difference(x.decoder, x.profile, "incremental-differs", x.feature,
+                                   x.offset, x.view, x.detail)
+            out.append(x)
+        return out
+
+    def _group(self, diffs: list[Difference]) -> list[Divergence]:
+        groups: dict[tuple[str, str, str, str], list[Difference]] = {}
+        policy = {d.name: d.policy for d in self.decoders}
+        for x in diffs:
+            key = (x.profile, policy[x.decoder], x.klass, x.feature)
+            groups.setdefault(key, []).append(x)
+        out = []
+        for (profile, pol, klass, feat), members in sorted(groups.items()):
+            members.sort(key=lambda m: m.decoder)
+            first = min(members, key=lambda m: (m.offset, m.decoder))
+            sig = Signature(profile, klass, feat, tuple(m.decoder for m in members))
+            out.append(Divergence(
+                sig, reference_name(profile, pol), first.offset, first.view, first.detail,
+                tuple(members),
+            ))
+        return out
+
+
+# -- comparing one outcome with the reference --------------------------------------
+
+Found = tuple[str, int, str, str]  # class, anchor token index, view, detail
+
+
+class _Ref:
+    """The reference's outcome for one input, with its views computed lazily once."""
+
+    __slots__ = ("_cache", "_starts", "data", "outcome", "reference", "tokens")
+
+    def __init__(self, data: bytes, outcome: Outcome, reference: Reference) -> None:
+        self.data = data
+        self.outcome = outcome
+        self.reference = reference
+        self.tokens: tuple[Token, ...] = outcome.tokens_ or ()
+        self._cache: dict[str, Any] = {}
+        self._starts: list[int] | None = None
+
+    def view(self, name: str) -> Any:
+        v = self._cache.get(name, self)
+        if v is self:
+            v = self._cache[name] = self.outcome.view(name)
+        return v
+
+    def token_at(self, offset: int) -> int:
+        if self._starts is None:
+            self._starts = [t.start for t in self.tokens]
+        return max(0, bisect.bisect_right(self._starts, offset) - 1)
+
+    def last_error(self) -> int:
+        for i in range(len(self.tokens) - 1, -1, -1):
+            if self.tokens[i].kind != "char":
+                return i
+        return len(self.tokens) - 1
+
+    # -- per view ------------------------------------------------------------------
+
+    def compare(self, out: Outcome, views: Sequence[str]) -> Found | None:
+        if not out.ok:
+            return (out.status, 0, "status", f"{out.status}: {out.detail or ''}"[:200])
+        if "tokens" in views and out.tokens_ is not None:
+            if out.tokens_ == self.tokens:
+                return None
+            return self._tokens(out.tokens_)
+        for v in views:
+            try:
+                mine = out.view(v)
+            except LookupError:
+                continue
+            if v == "reason" and "strict" in views and self.view("strict") != out.view("strict"):
+                continue
+            if mine == self.view(v):
+                continue
+            return getattr(self, "_" + v)(mine)
+        return None
+
+    def _tokens(self, theirs: tuple[Token, ...]) -> Found:
+        for i, (r, d) in enumerate(zip(self.tokens, theirs, strict=False)):
+            if r == d:
+                continue
+            detail = f"at byte {r.start}: reference {_tok(r)}, decoder {_tok(d)}"
+            if r.kind == "char" and d.kind == "char":
+                return ("different-code-point", i, "tokens", detail)
+            if r.kind == "char":
+                return ("rejects-well-formed", i, "tokens", detail)
+            if d.kind == "char":
+                return ("accepts-ill-formed", i, "tokens", detail)
+            if (r.start, r.end) != (d.start, d.end):
+                return ("different-replacement", i, "tokens", detail)
+            return ("different-reason", i, "tokens", detail)
+        # Both tile the same input, so a shorter list differs above; be safe anyway.
+        i = min(len(self.tokens), len(theirs)) - 1
+        return ("different-replacement", max(i, 0), "tokens", "different number of tokens")
+
+    def _span_pair(self, a: tuple[int, int] | None, b: tuple[int, int] | None,
+                   view: str) -> Found:
+        detail = f"reference {_span(a)}, decoder {_span(b)}"
+        if a is None:
+            assert b is not None
+            return ("rejects-well-formed", self.token_at(b[0]), view, detail)
+        if b is None or b[0] > a[0]:
+            return ("accepts-ill-formed", self.token_at(a[0]), view, detail)
+        if b[0] < a[0]:
+            return ("rejects-well-formed", self.token_at(b[0]), view, detail)
+        return ("different-error-offset", self.token_at(a[0]), view, detail)
+
+    def _strict(self, theirs: tuple[int, int] | None) -> Found:
+        return self._span_pair(self.view("strict"), theirs, "strict")
+
+    def _spans(self, theirs: tuple[tuple[int, int], ...]) -> Found:
+        mine = self.view("spans")
+        k = _prefix(mine, theirs)
+        a = mine[k] if k < len(mine) else None
+        b = theirs[k] if k < len(theirs) else None
+        return self._span_pair(a, b, "spans")
+
+    def _reason(self, theirs: str | None) -> Found:
+        mine = self.view("reason")
+        first = next((i for i, t in enumerate(self.tokens) if t.kind != "char"), 0)
+        detail = f"first error's reason: reference {mine}, decoder {theirs}"
+        if mine is None:
+            return ("rejects-well-formed", 0, "reason", detail)
+        if theirs is None:
+            return ("accepts-ill-formed", first, "reason", detail)
+        return ("different-reason", first, "reason", detail)
+
+    def _replace(self, theirs: tuple[int, ...]) -> Found:
+        """The replace view shows no offsets, so an output mismatch is mapped back to
+        the reference's tokens by the most economical explanation: a U+FFFD that
+        swallowed bytes (or one too many) is blamed on the run of errors it belongs
+        to, not on the character that happens to be misaligned after it."""
+        mine = self.view("replace")  # index k is reference token k
+        toks = self.tokens
+        k = _prefix(mine, theirs)
+        r = toks[k] if k < len(toks) else None
+        x = theirs[k] if k < len(theirs) else None
+        detail = (f"output {k}: reference {_cp(mine[k] if k < len(mine) else None)}, "
+                  f"decoder {_cp(x)}")
+        if r is None:  # the decoder produced more output
+            klass = "different-replacement" if x == REPLACEMENT else "accepts-ill-formed"
+            return (klass, self.last_error(), "replace", detail)
+        rest = [t.value for t in toks[k:] if t.kind == "char"]
+        prev = k - 1 if k > 0 and toks[k - 1].kind != "char" else k
+        if r.kind != "char":
+            if x is None:
+                return ("different-replacement", prev, "replace", detail)
+            m = k
+            while m < len(toks) and toks[m].kind != "char":
+                m += 1
+            # Accepted: the error's bytes became x and the rest lines up again.
+            if theirs[k + 1 :] == mine[m:] or x not in rest:
+                return ("accepts-ill-formed", k, "replace", detail)
+            return ("different-replacement", prev, "replace", detail)
+        if x == REPLACEMENT:
+            if prev != k:
+                return ("different-replacement", prev, "replace", detail)
+            return ("rejects-well-formed", k, "replace", detail)
+        if x is None or (len(rest) > 1 and x == rest[1]):
+            # The reference's character k is missing: an earlier U+FFFD swallowed it
+            # (blame that error run), or the decoder dropped it.
+            before = [i for i in range(k) if toks[i].kind != "char"]
+            if before:
+                return ("different-replacement", before[-1], "replace", detail)
+            return ("rejects-well-formed", k, "replace", detail)
+        return ("different-code-point", k, "replace", detail)
+
+    def _ignore(self, theirs: tuple[int, ...]) -> Found:
+        mine = self.view("ignore")
+        chars = [i for i, t in enumerate(self.tokens) if t.kind == "char"]
+        k = _prefix(mine, theirs)
+        x = theirs[k] if k < len(theirs) else None
+        detail = (f"output {k}: reference {_cp(mine[k] if k < len(mine) else None)}, "
+                  f"decoder {_cp(x)}")
+        if k >= len(mine):
+            return ("accepts-ill-formed", self.last_error(), "ignore", detail)
+        idx = chars[k]
+        if x is None or (k + 1 < len(mine) and mine[k + 1] == x):
+            return ("rejects-well-formed", idx, "ignore", detail)
+        if theirs[k + 1 : k + 2] == mine[k : k + 1]:
+            before = idx - 1 if idx > 0 and self.tokens[idx - 1].kind != "char" else idx
+            return ("accepts-ill-formed", before, "ignore", detail)
+        return ("different-code-point", idx, "ignore", detail)
+
+    def _escape(self, theirs: tuple[int, ...]) -> Found:
+        owner: list[int] = []
+        for i, t in enumerate(self.tokens):
+            owner.extend([i] * (1 if t.kind == "char" else t.end - t.start))
+        mine = self.view("escape")
+        k = _prefix(mine, theirs)
+        x = theirs[k] if k < len(theirs) else None
+        detail = (f"output {k}: reference {_cp(mine[k] if k < len(mine) else None)}, "
+                  f"decoder {_cp(x)}")
+        x_err = x is not None and 0xDC80 <= x <= 0xDCFF
+        if k >= len(mine):
+            klass = "different-replacement" if x_err else "accepts-ill-formed"
+            return (klass, self.last_error(), "escape", detail)
+        i = owner[k]
+        r = self.tokens[i]
+        if r.kind == "char":
+            klass = "rejects-well-formed" if x is None or x_err else "different-code-point"
+        else:
+            klass = "different-replacement" if x is None or x_err else "accepts-ill-formed"
+        return (klass, i, "escape", detail)
+
+
+def _prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i] != b[i]:
+            return i
+    return n
+
+
+def _cp(c: int | None) -> str:
+    return "nothing" if c is None else format_codepoint(c)
+
+
+def _span(s: tuple[int, int] | None) -> str:
+    return "no error" if s is None else f"error [{s[0]},{s[1]})"
+
+
+def _tok(t: Token) -> str:
+    if t.kind == "char":
+        return f"{format_codepoint(t.value or 0)} [{t.start},{t.end})"
+    extra = f" {t.reason}" if t.reason else ""
+    return f"{t.kind} [{t.start},{t.end}){extra}"

@@ -1,0 +1,75 @@
+"""A UTF-8-aware custom mutator for libFuzzer (through Atheris).
+
+libFuzzer's own mutations flip bits and splice bytes; they rarely build ``F4 90 80
+80`` or put a bad byte exactly at a 16-byte boundary. Half of the time this mutator
+does one of these instead (the other half it defers to ``atheris.Mutate``, so
+coverage-guided byte mutations still happen):
+
+* insert or overwrite an encoded boundary code point, a non-shortest form, an
+  encoded surrogate, a value above U+10FFFF, a 5- or 6-byte form, an FE/FF run
+  (:mod:`utf8fuzz.engine.boundaries`);
+* truncate a multi-byte sequence (cut its last bytes, at the end or mid-input);
+* place a bad sequence at, just before or just after a 16-, 32- or 64-byte boundary,
+  padding with 'A' when the input is shorter.
+
+It is deterministic in ``seed`` (libFuzzer replays mutations by seed).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from utf8fuzz.engine.boundaries import BLOCKS, all_snippets, bad_snippets
+
+_ALL = all_snippets()
+_BAD = bad_snippets()
+
+
+def utf8_mutate(data: bytes, max_size: int, rng: random.Random) -> bytes:
+    buf = bytearray(data)
+    op = rng.randrange(5)
+    if op == 0:  # insert a snippet
+        s = rng.choice(_ALL)
+        i = rng.randint(0, len(buf))
+        buf[i:i] = s
+    elif op == 1:  # overwrite with a snippet
+        s = rng.choice(_ALL)
+        i = rng.randint(0, len(buf))
+        buf[i : i + len(s)] = s
+    elif op == 2:  # truncate a multi-byte sequence
+        leads = [i for i, b in enumerate(buf) if b >= 0xC0]
+        if leads:
+            i = rng.choice(leads)
+            j = i + 1
+            while j < len(buf) and 0x80 <= buf[j] <= 0xBF:
+                j += 1
+            cut = rng.randint(1, max(1, j - i - 1))
+            del buf[j - cut : j]
+        else:
+            buf += rng.choice(_BAD)[:1]
+    elif op == 3:  # bad bytes at a block boundary
+        block = rng.choice([b for b in BLOCKS if b < max_size] or [BLOCKS[0]])
+        s = rng.choice(_BAD)
+        at = max(0, block + rng.randint(-len(s), 1))
+        if len(buf) < at:
+            buf += b"A" * (at - len(buf))
+        buf[at : at + len(s)] = s
+    else:  # FE/FF run
+        i = rng.randint(0, len(buf))
+        buf[i:i] = bytes(rng.choice((0xFE, 0xFF)) for _ in range(rng.randint(1, 4)))
+    return bytes(buf[:max_size])
+
+
+def make_custom_mutator(
+    fallback: Callable[[bytes, int], bytes] | None,
+) -> Callable[[bytes, int, int], bytes]:
+    """The ``custom_mutator`` for ``atheris.Setup``; ``fallback`` is ``atheris.Mutate``."""
+
+    def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
+        rng = random.Random(seed)
+        if fallback is not None and rng.random() < 0.5:
+            return fallback(data, max_size)
+        return utf8_mutate(data, max_size, rng)
+
+    return custom_mutator

@@ -1,0 +1,190 @@
+"""Signatures: a deterministic name for each divergence.
+
+A signature is ``<profile>/<class>/<feature>/<decoder>+<decoder>...``:
+
+* the *profile* the decoders claim (they are judged against its reference);
+* the *class* of difference, seen from the reference at the first difference
+  (:data:`CLASSES`);
+* the *spec feature* involved, read from the reference's token at the first
+  difference (:data:`FEATURES`, :func:`feature_of`);
+* the sorted names of the decoders that diverge from the reference in that class
+  and feature.
+
+Design. Two different bugs must not share a signature, and the same bug found twice
+must not get two. So the signature holds what characterises a bug and nothing that
+depends on where a fuzzer happened to find it: no byte offset, no input length, no
+surrounding bytes. The feature is the *spec's* name for the bytes (non-shortest
+form, surrogate, truncated 4-byte sequence at the end, a Corrected UTF-8 offset
+row), never the bytes themselves, so ``C0 80`` and ``C1 BF`` found on two nights
+are one entry. It is finer than the class alone so that a decoder that accepts
+surrogates and also accepts overlongs has two entries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from utf8fuzz.outcome import Outcome, Token
+from utf8fuzz.profiles.table import Profile, structural_length
+
+CLASSES: tuple[str, ...] = (
+    "accepts-ill-formed",
+    "rejects-well-formed",
+    "different-code-point",
+    "different-error-offset",
+    "different-replacement",
+    "different-reason",
+    "incremental-differs",
+    "crash",
+    "timeout",
+)
+
+#: Fixed feature names; ``truncated-<n>-byte-at-end``, ``incomplete-<n>-byte-sequence``,
+#: ``well-formed-<n>-byte`` and ``corrected-offset-<offset>`` are parameterised.
+FEATURES: tuple[str, ...] = (
+    "non-shortest-form",
+    "surrogate",
+    "above-10ffff",
+    "5-byte-form",
+    "6-byte-form",
+    "fe-ff",
+    "noncharacter",
+    "lone-continuation",
+    "truncated-<n>-byte-at-end",
+    "incomplete-<n>-byte-sequence",
+    "ascii",
+    "well-formed-<n>-byte",
+    "replacement-character",
+    "corrected-offset-<offset>",
+    "empty",
+    "<ExceptionType>",
+    "timeout",
+)
+
+
+@dataclass(frozen=True, order=True)
+class Signature:
+    profile: str
+    klass: str
+    feature: str
+    decoders: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{self.profile}/{self.klass}/{self.feature}/{'+'.join(self.decoders)}"
+
+    @property
+    def id(self) -> str:
+        return signature_id(str(self))
+
+    @classmethod
+    def parse(cls, text: str) -> Signature:
+        parts = text.split("/", 3)
+        if len(parts) != 4 or not all(parts):
+            raise ValueError(f"not a signature: {text!r}")
+        profile, klass, feature, decs = parts
+        if klass not in CLASSES:
+            raise ValueError(f"unknown class {klass!r} in signature {text!r}")
+        return cls(profile, klass, feature, tuple(decs.split("+")))
+
+
+def signature_id(text: str) -> str:
+    """The corpus file name of a signature: 16 hex digits of its SHA-256."""
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+# -- spec features ------------------------------------------------------------------
+
+
+def _ill_formed_feature(data: bytes, tok: Token) -> str:
+    """Name the spec feature of an error token from its bytes.
+
+    The checks follow Corrigendum #1, Table 3.1B (which second bytes rule out
+    non-shortest forms, surrogates and values above U+10FFFF) and RFC 2279 section 2
+    (5- and 6-byte forms). Order matters: the most specific reason first.
+    """
+    if tok.kind == "reserved":
+        return "fe-ff"
+    b0 = data[tok.start]
+    b1 = data[tok.start + 1] if tok.start + 1 < len(data) else None
+    cont1 = b1 is not None and 0x80 <= b1 <= 0xBF
+    if 0x80 <= b0 <= 0xBF:
+        return "lone-continuation"
+    if b0 in (0xFE, 0xFF):
+        return "fe-ff"
+    if b0 in (0xC0, 0xC1):
+        return "non-shortest-form"
+    if cont1:
+        assert b1 is not None
+        if (
+            (b0 == 0xE0 and b1 <= 0x9F)
+            or (b0 == 0xF0 and b1 <= 0x8F)
+            or (b0 == 0xF8 and b1 <= 0x87)
+            or (b0 == 0xFC and b1 <= 0x83)
+        ):
+            return "non-shortest-form"
+        if b0 == 0xED and b1 >= 0xA0:
+            return "surrogate"
+        if b0 == 0xF4 and b1 >= 0x90:
+            return "above-10ffff"
+        if b0 == 0xEF and b1 == 0xBF and tok.start + 2 < len(data) and data[tok.start + 2] >= 0xBE:
+            return "noncharacter"
+    if 0xF5 <= b0 <= 0xF7:
+        return "above-10ffff"
+    if 0xF8 <= b0 <= 0xFB:
+        return "5-byte-form"
+    if b0 in (0xFC, 0xFD):
+        return "6-byte-form"
+    n = structural_length(b0)
+    if tok.reason == "truncated":
+        return f"truncated-{n}-byte-at-end"
+    return f"incomplete-{n}-byte-sequence"
+
+
+def _is_noncharacter(cp: int) -> bool:
+    return 0xFDD0 <= cp <= 0xFDEF or (cp & 0xFFFE) == 0xFFFE
+
+
+def _char_feature(data: bytes, tok: Token, profile: Profile) -> str:
+    cp = tok.value
+    assert cp is not None
+    n = tok.end - tok.start
+    if n == 1:
+        return "ascii"
+    if profile.name == "corrected":
+        r = profile.row_of(data[tok.start : tok.end])
+        return f"corrected-offset-{r.offset if r is not None else 0}"
+    if 0xD800 <= cp <= 0xDFFF:
+        return "surrogate"
+    if n == 5:
+        return "5-byte-form"
+    if n == 6:
+        return "6-byte-form"
+    if cp > 0x10FFFF:
+        return "above-10ffff"
+    if cp == 0xFFFD:
+        return "replacement-character"
+    if _is_noncharacter(cp):
+        return "noncharacter"
+    return f"well-formed-{n}-byte"
+
+
+def feature_of(data: bytes, tok: Token | None, profile: Profile) -> str:
+    """The spec feature of one reference token (see :data:`FEATURES`)."""
+    if tok is None:
+        return "empty"
+    if tok.kind == "char":
+        return _char_feature(data, tok, profile)
+    return _ill_formed_feature(data, tok)
+
+
+def failure_feature(outcome: Outcome) -> str:
+    """For a crash: the exception type (``IndexError``, ``signal-11``), as ClusterFuzz
+    names crashes by type; for a timeout: ``timeout``. Not the input's bytes: one
+    crash bug reached through many inputs must get one signature."""
+    if outcome.status == "timeout":
+        return "timeout"
+    head = (outcome.detail or "").split(":", 1)[0].strip()
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", head).strip("-")[:60]
+    return name or "crash"

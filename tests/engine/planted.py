@@ -1,0 +1,95 @@
+"""Decoders with planted bugs, for testing that the engine finds, names, minimizes,
+saves and replays them.
+
+Each bug is a plain function ``bytes -> str`` (the shape of a user's plug-in,
+``--decoder tests.engine.planted:accepts_c080``) built on CPython's real UTF-8
+codec with one deliberate deviation, and a :class:`Planted` decoder wrapping it for
+tests that pass decoders to the engine API directly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.outcome import Outcome
+
+
+def accepts_c080(data: bytes) -> str:
+    """Java's modified UTF-8 habit: C0 80 decodes to U+0000 (a non-shortest form)."""
+    return "\x00".join(part.decode("utf-8", "replace") for part in data.split(b"\xc0\x80"))
+
+
+# A 4-byte lead with one or two continuation bytes, cut short by any other byte.
+_TRUNC4 = re.compile(rb"[\xf0-\xf4][\x80-\xbf]{1,2}(?![\x80-\xbf])[\x00-\xff]", re.S)
+
+
+def swallows_after_truncated4(data: bytes) -> str:
+    """One U+FFFD for a truncated 4-byte sequence *and* the byte after it (a bug
+    class real decoders have had: the byte that ended the sequence is lost)."""
+    out: list[str] = []
+    pos = 0
+    for m in _TRUNC4.finditer(data):
+        out.append(data[pos : m.start()].decode("utf-8", "replace"))
+        out.append("\ufffd")
+        pos = m.end()
+    out.append(data[pos:].decode("utf-8", "replace"))
+    return "".join(out)
+
+
+def block_boundary_bug(data: bytes) -> str:
+    """A fast-path bug that depends on position: an overlong C0 xx whose lead is the
+    last byte of a 16-byte block is decoded as if it were well-formed."""
+    out: list[str] = []
+    pos = 0
+    i = 15
+    while i + 1 < len(data):
+        if data[i] in (0xC0, 0xC1) and 0x80 <= data[i + 1] <= 0xBF:
+            out.append(data[pos:i].decode("utf-8", "replace"))
+            out.append(chr(((data[i] & 0x1F) << 6) | (data[i + 1] & 0x3F)))
+            pos = i + 2
+        i += 16
+    out.append(data[pos:].decode("utf-8", "replace"))
+    return "".join(out)
+
+
+class Planted(Decoder):
+    """A replace-mode decoder from a ``bytes -> str`` function; shows ``replace``."""
+
+    shows = frozenset({"replace"})
+
+    def __init__(self, name: str, fn: Callable[[bytes], str], profile: str = "unicode") -> None:
+        self.name = name
+        self.profile = profile
+        self._fn = fn
+
+    def run(self, data: bytes) -> Outcome:
+        return Outcome.partial(len(data), replace=[ord(c) for c in self._fn(data)])
+
+    def versions(self) -> dict[str, str]:
+        return {"planted": "1"}
+
+
+class Crashes(Decoder):
+    """Raises on any FE byte: the engine must turn it into a crash outcome."""
+
+    name = "planted:crashes-on-fe"
+    shows = frozenset({"replace"})
+
+    def run(self, data: bytes) -> Outcome:
+        if b"\xfe" in data:
+            raise IndexError("planted crash")
+        return Outcome.partial(len(data), replace=[ord(c) for c in data.decode("utf-8", "replace")])
+
+
+def planted_c080() -> Planted:
+    return Planted("planted:accepts-c080", accepts_c080)
+
+
+def planted_truncated4() -> Planted:
+    return Planted("planted:swallows-after-truncated4", swallows_after_truncated4)
+
+
+def planted_block() -> Planted:
+    return Planted("planted:block-boundary", block_boundary_bug)
