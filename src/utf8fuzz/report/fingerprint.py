@@ -60,12 +60,14 @@ def _shown(out: Outcome) -> tuple[str, ...]:
 
 def fingerprints(entries: list[Entry]) -> list[Fingerprint]:
     fps: dict[str, Fingerprint] = {}
+    seen: set[tuple[str, bytes]] = set()  # one input found under several signatures counts once
     for e in entries:
         for name, rec in sorted(e.records.items()):
             out = rec.outcome
             views = _shown(out) if out.ok else ()
-            if not views or name.startswith("ref:"):
+            if not views or name.startswith("ref:") or (name, e.data) in seen:
                 continue
+            seen.add((name, e.data))
             fp = fps.get(name)
             if fp is None:
                 fp = fps[name] = Fingerprint(name, rec.profile, rec.policy, views)

@@ -47,7 +47,7 @@ td.diverge{color:#b00020;font-weight:700}
 td.blk16{border-left:2px solid #888}td.blk32{border-left:3px solid #555}
 td.blk64{border-left:4px solid #000}
 .legend span{display:inline-block;padding:0 .4em;margin-right:.3em;border:1px solid #ccc}
-.warn{color:#8a5300}
+.warn{color:#8a5300}.nowrap{white-space:nowrap}
 """
 
 
@@ -203,7 +203,7 @@ def render(rep: Report) -> str:
 
 
 def _fingerprints(rep: Report) -> str:
-    out = ["<h2>Replacement-policy fingerprints</h2>"]
+    out = ['<h2 id="fingerprints">Replacement-policy fingerprints</h2>']
     if not rep.fingerprints:
         return out[0] + "<p>No decoder in the corpus shows its replacement output.</p>"
     out.append("<p>Which policy's reference reproduces each decoder's U+FFFD output (and "
@@ -220,13 +220,13 @@ def _fingerprints(rep: Report) -> str:
             un += f"<br>and {len(fp.unexplained) - 20} more"
         out.append(f"<tr><td><code>{h(fp.decoder)}</code></td><td>{h(fp.claimed_policy)}</td>"
                    f"<td><b>{h(fp.summary())}</b></td><td>{fp.discriminating}/{fp.inputs}</td>"
-                   f"<td>{expl}</td><td>{un or 'none'}</td></tr>")
+                   f'<td class="nowrap">{expl}</td><td>{un or "none"}</td></tr>')
     out.append("</table>")
     return "".join(out)
 
 
 def _matrix(rep: Report) -> str:
-    out = ["<h2>Agreement matrix</h2>"]
+    out = ['<h2 id="matrix">Agreement matrix</h2>']
     if not rep.matrix.decoders:
         return out[0] + "<p>No decoders.</p>"
     out.append("<p>Each cell: on how many corpus inputs the two decoders disagree, at the "
@@ -237,8 +237,8 @@ def _matrix(rep: Report) -> str:
 
 
 def _trend(rep: Report) -> str:
-    out = ["<h2>Trend</h2><p>Corpus size and divergences found per report date, from the "
-           "summary.json of earlier reports.</p>"]
+    out = ['<h2 id="trend">Trend</h2><p>Corpus size and divergences found per report date, '
+           "from the summary.json of earlier reports.</p>"]
     out.append(f"<figure>{trend_svg(rep.trend)}</figure>")
     out.append('<table class="t"><tr><th>date</th><th>corpus entries</th>'
                "<th>divergences found</th></tr>")
@@ -251,7 +251,7 @@ def _trend(rep: Report) -> str:
 
 
 def _decoders(rep: Report) -> str:
-    out = ['<h2>Decoders</h2><table class="t"><tr><th>decoder</th><th>profile</th>'
+    out = ['<h2 id="decoders">Decoders</h2><table class="t"><tr><th>decoder</th><th>profile</th>'
            "<th>policy</th><th>shows</th><th>own</th><th>incremental</th><th>entries</th>"
            "<th>versions</th></tr>"]
     for d in rep.decoders:

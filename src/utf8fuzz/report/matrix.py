@@ -43,10 +43,14 @@ def agreement_matrix(entries: list[Entry]) -> Matrix:
     names = sorted({n for e in entries for n in e.records})
     compared: dict[tuple[str, str], int] = {}
     disagree: dict[tuple[str, str], int] = {}
+    seen: set[tuple[bytes, str, str]] = set()  # an input saved under two signatures counts once
     for e in entries:
         recs = sorted(e.records.items())
         for i, (na, ra) in enumerate(recs):
             for nb, rb in recs[i + 1:]:
+                if (e.data, na, nb) in seen:
+                    continue
+                seen.add((e.data, na, nb))
                 d = differ(ra.outcome, rb.outcome)
                 if d is None:
                     continue

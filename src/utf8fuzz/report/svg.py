@@ -60,11 +60,13 @@ def matrix_svg(m: Matrix) -> str:
                 else:
                     fill, label = _color(d / c), str(d)
                     tip = f"{a} vs {b}: disagree on {d} of {c} inputs"
+            dark = i != j and m.cell(a, b)[1] and m.cell(a, b)[0] / m.cell(a, b)[1] > 0.6
+            ink = ' fill="#fff"' if dark else ""
             out.append(
                 f'<g><title>{safe.xml(tip)}</title>'
                 f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" fill="{fill}"/>'
                 f'<text x="{x + (cell - 2) / 2:.0f}" y="{y + cell / 2 + 3:.0f}" '
-                f'text-anchor="middle">{safe.xml(label)}</text></g>'
+                f'text-anchor="middle"{ink}>{safe.xml(label)}</text></g>'
             )
     out.append("</svg>")
     return "".join(out)
