@@ -12,7 +12,10 @@ calls and neither side can block the other on a full pipe. Each answer must
 arrive within ``timeout`` seconds of the previous one (or of the start): a
 worker that misses that is killed and the request gets a ``timeout``; one that
 exits gets a ``crash`` carrying its exit status and the tail of its stderr.
-Either way the worker is restarted and the rest of the batch goes on.
+Either way the worker is restarted and the rest of the batch goes on. A worker
+that writes its answers in batches (``answers_each=False``, as node does for
+speed) may die with several requests outstanding; the first of them is then
+sent again alone, so a failure is only ever pinned on the request that causes it.
 """
 
 from __future__ import annotations
@@ -49,10 +52,13 @@ class Worker:
     def __init__(
         self, argv: Sequence[str], *, timeout: float = 10.0, startup_timeout: float = 30.0,
         env: dict[str, str] | None = None, name: str = "worker",
-        on_ready: Callable[[bytes], None] | None = None,
+        on_ready: Callable[[bytes], None] | None = None, answers_each: bool = True,
     ) -> None:
         self.argv, self.timeout, self.startup_timeout = list(argv), timeout, startup_timeout
         self.env, self.name, self.on_ready = env, name, on_ready
+        # True when the worker writes each answer before it reads the next request,
+        # so the first missing answer names the request that failed.
+        self.answers_each = answers_each
         self.proc: subprocess.Popen[bytes] | None = None
         self.ready: bytes = b""
         self.restarts = -1  # the first start is not a restart
@@ -108,8 +114,10 @@ class Worker:
         p.wait()
 
     def __del__(self) -> None:
-        with contextlib.suppress(Exception):  # at interpreter shutdown: nothing to tell
+        try:  # noqa: SIM105 - at interpreter shutdown contextlib may already be gone
             self._stop()
+        except Exception:
+            pass
 
     # -- requests ----------------------------------------------------------------
 
@@ -121,10 +129,22 @@ class Worker:
         out: list[bytes | Failure] = []
         while len(out) < len(payloads):
             self.start()
-            got = self._exchange(payloads[len(out):], want=len(payloads) - len(out),
-                                 timeout=self.timeout)
-            out += got
-            if got and isinstance(got[-1], Failure):
+            rest = payloads[len(out):]
+            got = self._exchange(rest, want=len(rest), timeout=self.timeout)
+            if not (got and isinstance(got[-1], Failure)):
+                out += got
+                continue
+            self._stop()
+            out += got[:-1]
+            if self.answers_each or len(rest) - len(got) + 1 == 1:
+                out.append(got[-1])  # only one request was outstanding: it did this
+                continue
+            # The worker batches its answers, so any outstanding request may be the
+            # one that killed or stalled it: the first goes again alone.
+            self.start()
+            alone = self._exchange(rest[len(got) - 1 : len(got)], want=1, timeout=self.timeout)
+            out += alone
+            if isinstance(alone[-1], Failure):
                 self._stop()
         return out
 
