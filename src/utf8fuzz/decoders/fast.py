@@ -1,0 +1,230 @@
+"""``fast:unicode`` and ``fast:corrected``: the project's own C fast path as decoders.
+
+The fast path is judged like any other decoder, but it is ``own``: the corpus
+requires it to agree with the reference, not merely to keep its behaviour.
+
+Each view comes from the public function that a user would call for it, on the
+whole input (so the SIMD paths, not only the scalar one, are what is compared):
+
+=========  ======================================  ===================================
+view       ``fast:unicode``                        ``fast:corrected``
+=========  ======================================  ===================================
+strict     ``decode(data)``'s exception span       ``decode_corrected(data)``'s
+reason     its reason, in CPython's words          its reason
+spans      ``error_spans(data)``                   ``corrected_error_spans(data)``
+replace    ``decode(data, "replace")``             ``decode_corrected(data, "replace")``
+ignore     ``decode(data, "ignore")``              ``decode_corrected(data, "ignore")``
+escape     ``decode(data, "surrogateescape")``     ``decode_corrected(.., "surrogateescape")``
+=========  ======================================  ===================================
+
+Tokens follow exactly from these: the spans cut the input, each span is one
+U+FFFD of the replace output, and between spans each character's byte length is
+its lead byte's (valid text has no other reading). Only the last error can be
+truncated; its reason is what the strict decoder says of the input from that
+error on. When the tokens and the direct views all agree, the outcome is built
+from tokens (every view, derived one way); when they do not - the fast path
+contradicts itself - the outcome is partial, built from the direct views, so the
+differences surface at the views where they are rather than as one crash.
+
+``validate(data)`` must give the same span as strict decoding; a disagreement is
+an inconsistency of the fast path and becomes a crash outcome saying so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from utf8fuzz import __version__
+from utf8fuzz.decoders.base import Decoder, Unavailable
+from utf8fuzz.outcome import REPLACEMENT, VIEWS, Outcome, Token
+
+_CPYTHON_REASONS = {"unexpected end of data": "truncated"}
+_CORRECTED_REASONS = {
+    "unexpected end of data": "truncated",
+    "reserved sequence (FE/FF)": "reserved",
+}
+
+
+def _unicode_len(b: int) -> int:
+    """Corrigendum #1, Table 3.1B: the length a lead byte begins (0: none)."""
+    if b < 0x80:
+        return 1
+    if 0xC2 <= b <= 0xDF:
+        return 2
+    if 0xE0 <= b <= 0xEF:
+        return 3
+    if 0xF0 <= b <= 0xF4:
+        return 4
+    return 0
+
+
+def _corrected_len(b: int) -> int:
+    """Corrected UTF-8, "Putting it all together": lengths by lead byte."""
+    if b < 0x80:
+        return 1
+    for hi, n in ((0xBF, 0), (0xDF, 2), (0xEF, 3), (0xF7, 4), (0xFB, 5), (0xFD, 6)):
+        if b <= hi:
+            return n
+    return 0  # FE, FF: reserved units, cut by the spans
+
+
+class _Fast(Decoder):
+    shows = frozenset(VIEWS)
+    own = True
+
+    def __init__(self, fast: Any) -> None:
+        self._fast = fast
+
+    def versions(self) -> dict[str, str]:
+        info = self._fast.info()
+        feats = " ".join(k for k, v in sorted(info["cpu"].items()) if v)
+        return {
+            "utf8fuzz": __version__,
+            "path": f"{info['selected']} ({info['mode']}; scalar under {info['short_input']} B)",
+            "cpu": feats or "none detected",
+        }
+
+    # -- the per-profile parts --------------------------------------------------
+    def _strict(self, data: bytes) -> tuple[tuple[int, int] | None, str | None]:
+        raise NotImplementedError
+
+    def _decode(self, data: bytes, errors: str) -> list[int]:
+        raise NotImplementedError
+
+    def _spans(self, data: bytes) -> list[tuple[int, int]]:
+        raise NotImplementedError
+
+    lead_len: Callable[[int], int]
+
+    def _kind(self, data: bytes, start: int) -> str:
+        return "error"
+
+    # -- shared -------------------------------------------------------------------
+    def run(self, data: bytes) -> Outcome:
+        strict, reason = self._strict(data)
+        views: dict[str, Any] = {
+            "strict": strict,
+            "reason": reason,
+            "spans": [tuple(s) for s in self._spans(data)],
+            "replace": self._decode(data, "replace"),
+            "ignore": self._decode(data, "ignore"),
+            "escape": self._decode(data, "surrogateescape"),
+        }
+        prov = self.versions()
+        toks = self._tokens(data, views["spans"], views["replace"])
+        if toks is not None:
+            out = Outcome.from_tokens(toks, len(data), prov, data=data)
+            if all(_same(out.view(v), views[v]) for v in views):
+                return out
+        return Outcome.partial(len(data), provenance=prov, **views)
+
+    def _tokens(
+        self, data: bytes, spans: Sequence[tuple[int, int]], chars: Sequence[int]
+    ) -> list[Token] | None:
+        n = len(data)
+        toks: list[Token] = []
+        pos = k = 0
+        for a, b in [*spans, (n, n)]:
+            while pos < a:
+                size = self.lead_len(data[pos])
+                if size == 0 or pos + size > a or k >= len(chars):
+                    return None
+                toks.append(Token("char", chars[k], pos, pos + size))
+                k += 1
+                pos += size
+            if pos != a or (a == n and b == n):
+                break
+            if k >= len(chars) or chars[k] != REPLACEMENT or b <= a:
+                return None
+            k += 1
+            kind = self._kind(data, a)
+            if kind == "reserved":
+                toks.append(Token("reserved", None, a, b))
+            else:
+                toks.append(Token("error", None, a, b, self._error_reason(data, a, b)))
+            pos = b
+        if pos != n or k != len(chars):
+            return None
+        return toks
+
+    def _error_reason(self, data: bytes, a: int, b: int) -> str:
+        if b < len(data):
+            return "illegal"  # only an error that reaches the end can be truncated
+        _, reason = self._strict(data[a:])
+        return reason or "illegal"
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+class FastUnicode(_Fast):
+    name = "fast:unicode"
+    profile = "unicode"
+    lead_len = staticmethod(_unicode_len)
+
+    def _strict(self, data: bytes) -> tuple[tuple[int, int] | None, str | None]:
+        try:
+            self._fast.decode(data)
+        except UnicodeDecodeError as e:
+            span = (e.start, e.end)
+            if self._fast.validate(data) != span:
+                raise AssertionError(
+                    f"fast path inconsistent: validate() gives {self._fast.validate(data)}, "
+                    f"decode() raised at {span}"
+                ) from None
+            return span, _CPYTHON_REASONS.get(e.reason, "illegal")
+        if self._fast.validate(data) is not None:
+            raise AssertionError(
+                f"fast path inconsistent: decode() succeeded, validate() gives "
+                f"{self._fast.validate(data)}"
+            )
+        return None, None
+
+    def _decode(self, data: bytes, errors: str) -> list[int]:
+        return [ord(c) for c in self._fast.decode(data, errors)]
+
+    def _spans(self, data: bytes) -> list[tuple[int, int]]:
+        return self._fast.error_spans(data)  # type: ignore[no-any-return]
+
+
+class FastCorrected(_Fast):
+    name = "fast:corrected"
+    profile = "corrected"
+    lead_len = staticmethod(_corrected_len)
+
+    def _strict(self, data: bytes) -> tuple[tuple[int, int] | None, str | None]:
+        try:
+            self._fast.decode_corrected(data)
+        except UnicodeDecodeError as e:
+            return (e.start, e.end), _CORRECTED_REASONS.get(e.reason, "illegal")
+        return None, None
+
+    def _decode(self, data: bytes, errors: str) -> list[int]:
+        return list(self._fast.decode_corrected(data, errors))
+
+    def _spans(self, data: bytes) -> list[tuple[int, int]]:
+        return self._fast.corrected_error_spans(data)  # type: ignore[no-any-return]
+
+    def _kind(self, data: bytes, start: int) -> str:
+        # Corrected UTF-8: "sequences beginning with FE or FF" are reserved units.
+        return "reserved" if data[start] >= 0xFE else "error"
+
+
+def fast_module() -> Any:
+    """The extension's Python package; ImportError (with the reason) when unusable."""
+    from utf8fuzz import fast
+
+    return fast
+
+
+def discover() -> list[Decoder | Unavailable]:
+    try:
+        fast = fast_module()
+    except ImportError as e:
+        reason = f"the C extension is not usable: {e} (build it with: pip install -e .)"
+        return [Unavailable("fast:unicode", reason), Unavailable("fast:corrected", reason)]
+    return [FastUnicode(fast), FastCorrected(fast)]

@@ -1,0 +1,60 @@
+"""The fast path: a C extension that decodes UTF-8 to str, and Corrected UTF-8.
+
+utf8fuzz exists to keep fast decoders honest, and this is the project's own, fuzzed
+against the references and CPython like any other decoder (``fast:unicode``,
+``fast:corrected`` in ``utf8fuzz diff``).
+
+``decode(data, errors="strict") -> str``
+    A drop-in for ``bytes(data).decode("utf-8", errors)``: the same str and, on
+    error, a UnicodeDecodeError with the same start, end and reason. strict,
+    replace, ignore and surrogateescape run in C; any other handler (including an
+    unknown one, which raises LookupError) is CPython's, called when the input has
+    an error - exactly when CPython would look it up.
+``validate(data) -> None | (start, end)``
+    None when valid, else the first error's span.
+``error_spans(data) -> list[(start, end)]``
+    Every maximal-subpart error span.
+``decode_corrected(data, errors="strict") -> array('I')``
+    Corrected UTF-8 code points (they can exceed U+10FFFF). A reserved FE/FF unit
+    has no code point: strict raises with its span, replace gives U+FFFD, ignore
+    drops it (as the outcome model's views do).
+``corrected_error_spans(data) -> list[(start, end)]``
+    Spans of every error and reserved unit of Corrected UTF-8.
+``encode_corrected(codepoints) -> bytes``
+    Refuses what the reference refuses, raising the reference's ``EncodeError``.
+
+Code paths. ``scalar`` (the definition the others are tested against), ``sse2``
+(SIMD ASCII runs; every x86-64), ``avx2`` (Keiser-Lemire lookup validation and
+shuffle-table transcoding kernels per PEP 393 kind). An ``avx512`` slot exists but
+no AVX-512 path is written yet: forcing it raises. The best path the CPU runs is
+chosen at import; inputs under ``info()["short_input"]`` bytes take the scalar
+path. ``UTF8FUZZ_FAST_PATH=scalar|sse2|avx2|avx512|auto`` forces a path for every
+length (so tests reach every path's tail handling); forcing one this CPU cannot
+run makes the import fail with ImportError saying why - never a silent fallback,
+so a test run never believes it tested a path it did not. ``set_path(name)`` does
+the same at run time (ValueError) and returns the previous setting.
+"""
+
+from __future__ import annotations
+
+from utf8fuzz.fast._fast import (
+    corrected_error_spans,
+    decode,
+    decode_corrected,
+    encode_corrected,
+    error_spans,
+    info,
+    set_path,
+    validate,
+)
+
+__all__ = [
+    "corrected_error_spans",
+    "decode",
+    "decode_corrected",
+    "encode_corrected",
+    "error_spans",
+    "info",
+    "set_path",
+    "validate",
+]

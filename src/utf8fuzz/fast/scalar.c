@@ -1,0 +1,139 @@
+/* The scalar code path: the definition the SIMD paths are tested against, the
+ * path for short inputs and CPUs without SSE2, and the tails of the SIMD loops. */
+#include <string.h>
+
+#include "fast.h"
+
+#define ASCII_MASK 0x8080808080808080ULL
+
+/* Unicode Corrigendum #1, Table 3.1B: the second byte's range depends on the lead
+ * (E0 A0..BF and F0 90..BF rule out non-shortest forms, F4 80..8F values above
+ * U+10FFFF, ED 80..9F surrogates as in Unicode 3.2 / RFC 3629). */
+int u8_token(const uint8_t *s, size_t n, size_t i, uint32_t *cp, size_t *len) {
+    uint32_t b0 = s[i];
+    if (b0 < 0x80) {
+        *cp = b0;
+        *len = 1;
+        return 0;
+    }
+    if (b0 < 0xC2 || b0 > 0xF4) { /* a continuation byte, C0, C1, F5..FF: starts nothing */
+        *len = 1;
+        return 1;
+    }
+    size_t need = b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
+    uint8_t lo = 0x80, hi = 0xBF;
+    if (b0 == 0xE0) lo = 0xA0;
+    else if (b0 == 0xED) hi = 0x9F;
+    else if (b0 == 0xF0) lo = 0x90;
+    else if (b0 == 0xF4) hi = 0x8F;
+    /* Maximal subpart: the longest prefix of a well-formed sequence is one error. */
+    if (i + 1 >= n) { *len = 1; return 2; }
+    uint8_t b1 = s[i + 1];
+    if (b1 < lo || b1 > hi) { *len = 1; return 1; }
+    if (need == 2) {
+        *cp = ((b0 & 0x1F) << 6) | (b1 & 0x3F);
+        *len = 2;
+        return 0;
+    }
+    if (i + 2 >= n) { *len = 2; return 2; }
+    uint8_t b2 = s[i + 2];
+    if (!is_cont(b2)) { *len = 2; return 1; }
+    if (need == 3) {
+        *cp = ((b0 & 0x0F) << 12) | ((uint32_t)(b1 & 0x3F) << 6) | (b2 & 0x3F);
+        *len = 3;
+        return 0;
+    }
+    if (i + 3 >= n) { *len = 3; return 2; }
+    uint8_t b3 = s[i + 3];
+    if (!is_cont(b3)) { *len = 3; return 1; }
+    *cp = ((b0 & 0x07) << 18) | ((uint32_t)(b1 & 0x3F) << 12) | ((uint32_t)(b2 & 0x3F) << 6) |
+          (b3 & 0x3F);
+    *len = 4;
+    return 0;
+}
+
+int scan_scalar(const uint8_t *s, size_t n, u8stats *st, size_t *restart) {
+    size_t i = 0, ncont = 0;
+    unsigned maxb = 0;
+    while (i < n) {
+        if (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if (!(w & ASCII_MASK)) {
+                i += 8;
+                continue;
+            }
+        }
+        if (s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        uint32_t cp;
+        size_t len;
+        if (u8_token(s, n, i, &cp, &len)) {
+            *restart = i;
+            return 0;
+        }
+        ncont += len - 1;
+        if (s[i] > maxb) maxb = s[i];
+        i += len;
+    }
+    st->ncont = ncont;
+    st->maxb = maxb;
+    return 1;
+}
+
+/* The transcoders trust validity for the values but never for the bounds: a lead
+ * whose sequence would run past n stops the loop (the caller reports it). */
+#define DEFINE_SCALAR_TO(NAME, T)                                                            \
+    size_t NAME(const uint8_t *s, size_t n, size_t i, T *out, size_t o, size_t cap,          \
+                size_t *pi) {                                                                \
+        while (i < n && o < cap) {                                                           \
+            uint32_t b = s[i];                                                               \
+            if (b < 0x80) {                                                                  \
+                while (i + 8 <= n && o + 8 <= cap) {                                         \
+                    uint64_t w;                                                              \
+                    memcpy(&w, s + i, 8);                                                    \
+                    if (w & ASCII_MASK) break;                                               \
+                    for (int k = 0; k < 8; k++) out[o + k] = (T)s[i + k];                    \
+                    i += 8;                                                                  \
+                    o += 8;                                                                  \
+                }                                                                            \
+                if (i < n && o < cap && s[i] < 0x80) out[o++] = (T)s[i++];                   \
+                continue;                                                                    \
+            }                                                                                \
+            if (b < 0xE0) {                                                                  \
+                if (i + 2 > n) break;                                                        \
+                out[o++] = (T)(((b & 0x1F) << 6) | (s[i + 1] & 0x3F));                       \
+                i += 2;                                                                      \
+            } else if (b < 0xF0) {                                                           \
+                if (i + 3 > n) break;                                                        \
+                out[o++] = (T)(((b & 0x0F) << 12) | ((uint32_t)(s[i + 1] & 0x3F) << 6) |     \
+                               (s[i + 2] & 0x3F));                                           \
+                i += 3;                                                                      \
+            } else {                                                                         \
+                if (i + 4 > n) break;                                                        \
+                out[o++] = (T)(((b & 0x07) << 18) | ((uint32_t)(s[i + 1] & 0x3F) << 12) |    \
+                               ((uint32_t)(s[i + 2] & 0x3F) << 6) | (s[i + 3] & 0x3F));      \
+                i += 4;                                                                      \
+            }                                                                                \
+        }                                                                                    \
+        *pi = i;                                                                             \
+        return o;                                                                            \
+    }
+
+DEFINE_SCALAR_TO(to_ucs1_scalar, uint8_t)
+DEFINE_SCALAR_TO(to_ucs2_scalar, uint16_t)
+DEFINE_SCALAR_TO(to_ucs4_scalar, uint32_t)
+
+size_t ascii32_scalar(const uint8_t *s, size_t n, size_t i, uint32_t *out, size_t *o,
+                      size_t cap) {
+    size_t k = *o;
+    while (i < n && k < cap && s[i] < 0x80) out[k++] = s[i++];
+    *o = k;
+    return i;
+}
+
+const fast_path fast_scalar = {
+    "scalar", scan_scalar, to_ucs1_scalar, to_ucs2_scalar, to_ucs4_scalar, ascii32_scalar,
+};

@@ -1,0 +1,57 @@
+"""The fast path as decoders (fast:unicode, fast:corrected): tokens equal the references'."""
+
+from __future__ import annotations
+
+import pytest
+from _fastcases import each_path, structured
+from hypothesis import given, settings
+
+from utf8fuzz import decoders
+from utf8fuzz.decoders import fast as adapter
+from utf8fuzz.decoders.reference import Reference
+from utf8fuzz.outcome import VIEWS
+
+UNICODE = adapter.FastUnicode(adapter.fast_module())
+CORRECTED = adapter.FastCorrected(adapter.fast_module())
+REFS = {"unicode": Reference("unicode"), "corrected": Reference("corrected")}
+
+
+def test_discovered_and_resolvable() -> None:
+    names = {d.name for d in decoders.available()}
+    assert {"fast:unicode", "fast:corrected"} <= names
+    (d,) = decoders.resolve("fast:corrected")
+    assert d.profile == "corrected" and d.own and d.shows == frozenset(VIEWS)
+    assert "path" in d.versions() and "cpu" in d.versions()
+
+
+@pytest.mark.parametrize("dec", [UNICODE, CORRECTED], ids=lambda d: d.name)
+@pytest.mark.parametrize("hexdata", ["", "61", "61 F1 80 80 E1 80", "FE 80 FF C3", "E0 80 80",
+                                     "ED A0 80 F4 90 80 80", "C0 80 F8 88 80 80 80", "FD BF"])
+def test_examples_give_reference_tokens(dec: adapter._Fast, hexdata: str) -> None:
+    data = bytes.fromhex(hexdata)
+    out = dec.decode(data)
+    assert out.ok, out.detail
+    assert out.tokens == REFS[dec.profile].decode(data).tokens
+    assert out.provenance["path"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(structured())
+def test_structured_inputs_give_reference_tokens(data: bytes) -> None:
+    for path in each_path():
+        for dec in (UNICODE, CORRECTED):
+            out = dec.decode(data)
+            assert out.tokens == REFS[dec.profile].decode(data).tokens, (path, dec.name)
+            assert out.view("escape") == REFS[dec.profile].decode(data).view("escape")
+
+
+def test_inconsistent_fast_path_is_partial_not_hidden() -> None:
+    """When the fast path contradicts itself, the direct views are kept as they are."""
+
+    class Lying(adapter.FastUnicode):
+        def _spans(self, data: bytes) -> list[tuple[int, int]]:
+            return [(0, 1)]
+
+    out = Lying(adapter.fast_module()).decode(b"ab")
+    assert "tokens" not in out.shows
+    assert out.view("spans") == ((0, 1),) and out.view("replace") == (0x61, 0x62)

@@ -1,0 +1,48 @@
+"""fast.error_spans: every maximal-subpart error span, as the unicode reference cuts them."""
+
+from __future__ import annotations
+
+import pytest
+from _fastcases import boundary_inputs, each_path, length_inputs, structured
+from hypothesis import given, settings
+
+import utf8fuzz
+from utf8fuzz import fast
+
+
+def _check(inputs: tuple[bytes, ...]) -> None:
+    expected = {d: utf8fuzz.decode(d).error_spans for d in inputs}
+    for path in each_path():
+        for d in inputs:
+            assert fast.error_spans(d) == expected[d], (path, d.hex())
+
+
+def test_boundary_inputs() -> None:
+    _check(boundary_inputs())
+
+
+def test_every_length_0_to_200() -> None:
+    _check(length_inputs())
+
+
+@settings(max_examples=300, deadline=None)
+@given(structured())
+def test_structured_inputs(data: bytes) -> None:
+    _check((data,))
+
+
+def test_examples() -> None:
+    assert fast.error_spans(b"") == []
+    assert fast.error_spans(b"a\xf1\x80\x80\xe1\x80") == [(1, 4), (4, 6)]
+    assert fast.error_spans(b"\xe0\x80\x80") == [(0, 1), (1, 2), (2, 3)]
+    assert fast.error_spans(memoryview(b"\xf0\x90\x80A")) == [(0, 3)]
+
+
+def test_dense_errors_on_a_long_input() -> None:
+    data = b"\xff" * 5000 + "中".encode() * 100 + b"\x80"
+    assert fast.error_spans(data) == [(i, i + 1) for i in range(5000)] + [(5300, 5301)]
+
+
+def test_non_buffer_is_typeerror() -> None:
+    with pytest.raises(TypeError):
+        fast.error_spans(12)  # type: ignore[arg-type]

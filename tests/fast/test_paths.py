@@ -1,0 +1,67 @@
+"""Code path selection: info(), set_path() and UTF8FUZZ_FAST_PATH."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _fastcases import PATHS
+
+from utf8fuzz import fast
+
+
+def test_info_describes_paths_and_cpu() -> None:
+    info = fast.info()
+    assert info["selected"] in info["available"]
+    assert set(info["available"]) <= set(info["built"]) <= {"scalar", "sse2", "avx2", "avx512"}
+    assert "scalar" in info["available"]
+    assert isinstance(info["cpu"], dict)
+    if sys.platform == "linux" and os.uname().machine == "x86_64":
+        assert "sse2" in info["available"] and info["cpu"]["sse2"]
+        cpu_avx2 = "avx2" in Path("/proc/cpuinfo").read_text().split()
+        assert ("avx2" in info["available"]) == cpu_avx2
+
+
+def test_set_path_forces_and_restores() -> None:
+    for p in PATHS:
+        prev = fast.set_path(p)
+        assert fast.info()["selected"] == p and fast.info()["mode"] == "forced"
+        fast.set_path(prev)
+    fast.set_path("auto")
+    assert fast.info()["mode"] == "auto" and fast.info()["selected"] == PATHS[-1]
+
+
+def test_set_path_refuses_unknown_and_unavailable_paths() -> None:
+    with pytest.raises(ValueError, match="unknown code path"):
+        fast.set_path("neon")
+    for p in {"scalar", "sse2", "avx2", "avx512"} - set(PATHS):
+        with pytest.raises(ValueError, match=p):
+            fast.set_path(p)
+
+
+def _run(env_value: str, code: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, UTF8FUZZ_FAST_PATH=env_value)
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=60)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_environment_variable_forces_a_path(path: str) -> None:
+    r = _run(path, "import json; from utf8fuzz import fast; print(json.dumps(fast.info()))")
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    assert (info["selected"], info["mode"]) == (path, "forced")
+
+
+@pytest.mark.parametrize("value", ["neon", *sorted({"avx2", "avx512"} - set(PATHS))])
+def test_environment_variable_naming_an_unusable_path_fails_clearly(value: str) -> None:
+    r = _run(value, "from utf8fuzz import fast")
+    assert r.returncode != 0
+    assert f"UTF8FUZZ_FAST_PATH={value}" in r.stderr and "ImportError" in r.stderr
+    # ... and the decoder registry reports it in one line instead of failing.
+    r = _run(value, "from utf8fuzz.decoders import fast as a; print(a.discover()[0].reason)")
+    assert r.returncode == 0 and f"UTF8FUZZ_FAST_PATH={value}" in r.stdout
