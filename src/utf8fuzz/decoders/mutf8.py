@@ -1,0 +1,62 @@
+"""The PyPI package ``mutf8`` (Java's modified UTF-8 for Python), both of its
+implementations, judged against the ``mutf8`` profile it claims.
+
+===============  =======  =================================================
+name             profile  what
+===============  =======  =================================================
+``mutf8``        mutf8    ``mutf8.cmutf8.decode_modified_utf8`` (C)
+``mutf8:py``     mutf8    ``mutf8.mutf8.decode_modified_utf8`` (pure Python)
+===============  =======  =================================================
+
+``decode_modified_utf8(bytes) -> str`` raises :class:`UnicodeDecodeError`, so
+each shows ``strict`` (its ``start``/``end``), and on input it accepts its text
+as every substitution view. It combines a six-byte surrogate pair into one
+supplementary code point itself, as the profile reads it; a lone encoded
+surrogate stays a surrogate code point. Its error reasons are free text, so no
+reason view is claimed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from utf8fuzz.decoders.base import Decoder, Unavailable
+from utf8fuzz.outcome import Outcome
+
+
+class Mutf8(Decoder):
+    profile = "mutf8"
+    shows = frozenset({"strict"})
+
+    def __init__(self, name: str, fn: Callable[[bytes], str], impl: str, version: str) -> None:
+        self.name, self.fn, self.impl, self.version = name, fn, impl, version
+
+    def versions(self) -> dict[str, str]:
+        return {"mutf8": self.version, "implementation": self.impl}
+
+    def run(self, data: bytes) -> Outcome:
+        n = len(data)
+        try:
+            text = self.fn(data)
+        except UnicodeDecodeError as e:
+            return Outcome.partial(n, strict=(e.start, e.end))
+        cps = tuple(map(ord, text))
+        return Outcome.partial(n, strict=None, spans=(), replace=cps, ignore=cps, escape=cps)
+
+
+def discover() -> list[Decoder | Unavailable]:
+    try:
+        import mutf8
+        from mutf8 import mutf8 as pure
+    except ImportError as e:
+        return [Unavailable("mutf8", f"the mutf8 package is not installed (pip install mutf8): "
+                                     f"{e}")]
+    out: list[Decoder | Unavailable] = []
+    try:
+        from mutf8 import cmutf8
+
+        out.append(Mutf8("mutf8", cmutf8.decode_modified_utf8, "C extension", mutf8.__version__))
+    except ImportError as e:
+        out.append(Unavailable("mutf8", f"mutf8's C extension did not build: {e}"))
+    out.append(Mutf8("mutf8:py", pure.decode_modified_utf8, "pure Python", mutf8.__version__))
+    return out

@@ -1,0 +1,81 @@
+"""PyICU's ``icu.UnicodeString(data, "utf-8"[, mode])``: ICU through its most
+used Python binding, a second ICU surface beside :mod:`.icu`'s C API.
+
+==================  =======  =======================================================
+name                profile  shows
+==================  =======  =======================================================
+``pyicu``           unicode  strict (the default mode raises); the text when valid
+``pyicu:replace``   unicode  replace
+``pyicu:ignore``    unicode  ignore (PyICU's "ignore" mode; see below)
+==================  =======  =======================================================
+
+PyICU's strict mode raises ``ValueError("'UTF-8' codec can't decode byte 0xf1 in
+position 1: reason code 1 ...")``: the position is not an attribute; it is
+*searched* in the message. The error's end is not in the message at all; it is
+searched with PyICU itself: the longest ``data[start:start+t]`` (t <= 4) that
+PyICU's replace mode turns into a single U+FFFD. The reason code is 1
+(illegal) for truncated input too, so no reason view is claimed.
+
+PyICU's ``ignore`` mode substitutes U+FFFD like ``replace`` (PyICU 2.17 with
+ICU 72): the adapter shows what the mode produces, so that is reported as a
+difference in the ignore view, not hidden.
+"""
+
+from __future__ import annotations
+
+import re
+
+from utf8fuzz.decoders.base import Decoder, Unavailable
+from utf8fuzz.outcome import Outcome
+
+_POSITION = re.compile(r"in position (\d+)")
+
+
+class PyIcu(Decoder):
+    def __init__(self, icu: object, mode: str | None) -> None:
+        self.icu, self.mode = icu, mode
+        self.name = "pyicu" if mode is None else f"pyicu:{mode}"
+        self.shows = frozenset({"strict"} if mode is None else {mode})
+
+    def versions(self) -> dict[str, str]:
+        icu = self.icu
+        return {"pyicu": icu.VERSION, "icu": icu.ICU_VERSION,  # type: ignore[attr-defined]
+                "unicode": icu.UNICODE_VERSION}  # type: ignore[attr-defined]
+
+    def _text(self, data: bytes, mode: str | None) -> tuple[int, ...]:
+        u = (self.icu.UnicodeString(data, "utf-8") if mode is None  # type: ignore[attr-defined]
+             else self.icu.UnicodeString(data, "utf-8", mode))  # type: ignore[attr-defined]
+        return tuple(map(ord, str(u)))
+
+    def run(self, data: bytes) -> Outcome:
+        n = len(data)
+        if self.mode is not None:
+            return Outcome.partial(n, **{self.mode: self._text(data, self.mode)})
+        try:
+            cps = self._text(data, None)
+        except ValueError as e:
+            start = error_position(str(e))
+            return Outcome.partial(n, strict=(start, self.error_end(data, start)))
+        return Outcome.partial(n, strict=None, spans=(), replace=cps, ignore=cps, escape=cps)
+
+    def error_end(self, data: bytes, start: int) -> int:
+        end = start + 1
+        for t in range(2, min(4, len(data) - start) + 1):
+            if self._text(data[start : start + t], "replace") == (0xFFFD,):
+                end = start + t
+        return end
+
+
+def error_position(message: str) -> int:
+    m = _POSITION.search(message)
+    if m is None:
+        raise ValueError(f"PyICU's error names no position: {message[:200]}")
+    return int(m.group(1))
+
+
+def discover() -> list[Decoder | Unavailable]:
+    try:
+        import icu
+    except ImportError as e:
+        return [Unavailable("pyicu", f"PyICU is not installed (pip install PyICU): {e}")]
+    return [PyIcu(icu, None), PyIcu(icu, "replace"), PyIcu(icu, "ignore")]

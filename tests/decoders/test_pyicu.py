@@ -1,0 +1,52 @@
+"""PyICU's UnicodeString(data, "utf-8"[, mode])."""
+
+from __future__ import annotations
+
+import pytest
+from decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE
+
+from utf8fuzz.decoders import pyicu
+from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.decoders.reference import reference
+
+FOUND = {d.name: d for d in pyicu.discover() if isinstance(d, Decoder)}
+pytestmark = pytest.mark.skipif(not FOUND, reason="PyICU is not installed")
+REF = reference("unicode")
+
+
+def test_versions():
+    v = FOUND["pyicu"].versions()
+    assert v["pyicu"] and v["icu"][0].isdigit() and v["unicode"][0].isdigit()
+
+
+def test_unicode_example():
+    assert FOUND["pyicu"].decode(EXAMPLE).view("strict") == (1, 4)
+    assert FOUND["pyicu:replace"].decode(EXAMPLE).view("replace") == EXAMPLE_REPLACE
+
+
+def test_position_is_searched_in_the_message_and_the_end_with_replace_mode():
+    import icu
+
+    with pytest.raises(ValueError) as e:
+        icu.UnicodeString(EXAMPLE, "utf-8")
+    assert not hasattr(e.value, "start")  # not reported as an attribute...
+    assert pyicu.error_position(str(e.value)) == 1  # ...but named in the message
+    # the end: F1 80 80 is the longest piece PyICU's replace mode makes one U+FFFD
+    assert FOUND["pyicu"].error_end(EXAMPLE, 1) == 4
+
+
+@pytest.mark.parametrize("hexin", BOUNDARY.values(), ids=BOUNDARY.keys())
+@pytest.mark.parametrize("name", ["pyicu", "pyicu:replace"])
+def test_strict_and_replace_agree_with_the_reference(name, hexin):
+    data = bytes.fromhex(hexin)
+    out, ref = FOUND[name].decode(data), REF.decode(data)
+    assert out.ok, out.detail
+    assert {v: out.view(v) for v in out.shows} == {v: ref.view(v) for v in out.shows}
+
+
+def test_ignore_mode_substitutes_instead_of_ignoring():
+    # What PyICU's "ignore" mode really does (PyICU 2.17 / ICU 72): U+FFFD per
+    # error, the same as replace. The ignore view shows it; the reference drops them.
+    out = FOUND["pyicu:ignore"].decode(EXAMPLE)
+    assert out.view("ignore") == EXAMPLE_REPLACE
+    assert REF.decode(EXAMPLE).view("ignore") == (0x61, 0x62, 0x63, 0x64)
