@@ -116,3 +116,16 @@ def rewrite_sidecar(path: Path, edit) -> None:  # type: ignore[no-untyped-def]
     obj = json.loads(path.read_text())
     obj = edit(copy.deepcopy(obj)) or obj
     path.write_text(json.dumps(obj))
+
+
+# An input with every kind of hostile content a report must not pass through: RLO,
+# ESC [ 2 J, NUL, a non-shortest form, FF (a lone surrogate under surrogateescape),
+# LINE SEPARATOR.
+HOSTILE_INPUT = "\u202e".encode() + b"\x1b[2J\x00\xc0\x80\xff" + "\u2028".encode()
+HOSTILE_NAME = "plugin:\u202eevil\x1b[2J<b>&"
+
+
+def hostile_decoders() -> list[Decoder]:
+    from tests.engine.planted import Planted, accepts_c080
+
+    return [*cpython_decoders(), QuotesInputInCrash(), Planted(HOSTILE_NAME, accepts_c080)]

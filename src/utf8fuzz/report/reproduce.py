@@ -18,11 +18,21 @@ from utf8fuzz.report import safe
 from utf8fuzz.report.load import Entry
 
 
+def decoder_spec(name: str) -> str:
+    """What to pass to ``--decoder`` / ``resolve`` for a recorded decoder name. A
+    user's ``module:attr`` decoder is recorded as ``plugin:module:attr`` but is
+    named on the command line without the prefix; entry-point plug-ins
+    (``plugin:name``) and built-in adapters are named as recorded."""
+    if name.startswith("plugin:") and name.count(":") >= 2:
+        return name.removeprefix("plugin:")
+    return name
+
+
 def diff_command(entry: Entry) -> str:
     names = sorted({*entry.decoders, entry.reference})
     parts = ["utf8fuzz", "diff", entry.data.hex() or "''"]
     for n in names:
-        parts += ["--decoder", shlex.quote(safe.text(n, 200))]
+        parts += ["--decoder", shlex.quote(safe.text(decoder_spec(n), 200))]
     parts += ["--profile", shlex.quote(entry.profile)]
     return " ".join(parts)
 
@@ -55,7 +65,11 @@ def pytest_body(entry: Entry, clause: str = "") -> str:
             continue
         views = [v for v in VIEWS if v in rec.outcome.shows and v != "escape"] or ["replace"]
         lines += [
-            f"    out = resolve({safe.text(name, 200)!r})[0].decode(data)",
+            f"    dec = resolve({safe.text(decoder_spec(name), 200)!r})[0]",
+            "    try:",
+            "        out = dec.decode(data)",
+            "    finally:",
+            "        dec.close()",
             "    assert out.ok, out.detail",
         ]
         for v in views:
