@@ -69,9 +69,14 @@ class NodeDecoder(Decoder):
         self.name = f"node:{variant}"
         self.shows = frozenset({"strict", "reason"} if self.op == 0 else {"replace"})
 
+    @property
+    def api(self) -> str:
+        """The exact call, for docs and reports."""
+        return _API[self.variant]
+
     def versions(self) -> dict[str, str]:
         try:
-            return {**self.proc.versions(), "api": _API[self.variant]}
+            return self.proc.versions()
         except WorkerUnavailable as e:
             return {"node": f"unavailable: {e}"}
 
