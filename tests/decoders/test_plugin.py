@@ -189,3 +189,19 @@ def test_cli_bad_plugin_is_one_line_and_exit_2():
     r = _cli("diff", "--decoder", "no_such_module_xyz:f", "41", cwd=HERE)
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "cannot import" in r.stderr
+
+
+def test_the_readme_example_is_a_working_plugin(tmp_path, monkeypatch):
+    readme = (HERE.parent.parent / "README.md").read_text()
+    section = readme.split("## Plug in your own decoder", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "readme_decoder.py").write_text(code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    dec = plugin.load("readme_decoder:decode+inprocess")
+    assert dec.decode(bytes.fromhex("2F C0 AF 2E")).view("replace") == (0x2F, 0x2F, 0x2E)
+    assert dec.decode(bytes.fromhex("F7 BF BF BF")).status == "crash"
+    naive = plugin.load("readme_decoder:decode@legacy+inprocess")
+    from utf8fuzz.decoders.reference import reference
+
+    data = bytes.fromhex("E0 80 AF")
+    assert naive.decode(data).view("replace") == reference("legacy").decode(data).view("replace")
