@@ -205,3 +205,14 @@ def test_the_readme_example_is_a_working_plugin(tmp_path, monkeypatch):
 
     data = bytes.fromhex("E0 80 AF")
     assert naive.decode(data).view("replace") == reference("legacy").decode(data).view("replace")
+
+
+def test_docs_name_every_adapter_decoder():
+    from utf8fuzz.decoders import available
+
+    doc = (HERE.parent.parent / "docs" / "decoders.md").read_text()
+    for d in available():
+        family = d.name.split(":")[0]
+        if family in ("ref", "fast", "plugin"):
+            continue
+        assert f"`{d.name}`" in doc, d.name
