@@ -111,7 +111,7 @@ def block_boundary_inputs(draw: st.DrawFn, profile: str = "unicode") -> bytes:
     shift = draw(st.integers(-len(bad), 1))
     at = max(0, block * k + shift)
     pad = draw(st.sampled_from((b"A", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80")))
-    head = (pad * (at // len(pad) + 1))[:at]
+    head = pad * (at // len(pad)) + b"A" * (at % len(pad))  # whole characters only
     tail = draw(st.binary(max_size=8)) if draw(st.booleans()) else b"A" * draw(st.integers(0, 17))
     return head + bad + tail
 

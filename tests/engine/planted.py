@@ -93,3 +93,8 @@ def planted_truncated4() -> Planted:
 
 def planted_block() -> Planted:
     return Planted("planted:block-boundary", block_boundary_bug)
+
+
+#: Module-level instances for ``--decoder tests.engine.planted:PLANTED_C080``.
+PLANTED_C080 = planted_c080()
+PLANTED_TRUNCATED4 = planted_truncated4()

@@ -79,6 +79,7 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
                 for x in found[n:]:
                     f.write(json.dumps(x.to_json()) + "\n")
 
+    # atheris.Setup rebinds atheris.Mutate to libFuzzer's: look it up at call time.
     atheris.Setup(list(argv if argv is not None else sys.argv), test_one_input,
-                  custom_mutator=make_custom_mutator(atheris.Mutate))
+                  custom_mutator=make_custom_mutator(lambda d, n: atheris.Mutate(d, n)))
     atheris.Fuzz()

@@ -412,3 +412,33 @@ def _tok(t: Token) -> str:
         return f"{format_codepoint(t.value or 0)} [{t.start},{t.end})"
     extra = f" {t.reason}" if t.reason else ""
     return f"{t.kind} [{t.start},{t.end}){extra}"
+
+
+# -- failures for property tests ----------------------------------------------------
+
+
+class DivergenceError(AssertionError):
+    """Raised by :func:`assert_agree`; each signature gets its own subclass."""
+
+    signature: str = ""
+
+
+_ERROR_TYPES: dict[str, type[DivergenceError]] = {}
+
+
+def error_for(div: Divergence, data: bytes) -> DivergenceError:
+    """An exception of a class unique to the signature: Hypothesis tells failures
+    apart by exception type and location, so its shrinker keeps different bugs apart
+    (and reports each) instead of shrinking one into another."""
+    sig = str(div.signature)
+    cls = _ERROR_TYPES.get(sig)
+    if cls is None:
+        cls = type(f"Divergence_{div.signature.id}", (DivergenceError,), {"signature": sig})
+        _ERROR_TYPES[sig] = cls
+    return cls(f"{sig} on input {data.hex(' ').upper() or '(empty)'}: {div.detail}")
+
+
+def assert_agree(result: Result) -> None:
+    """Raise the first divergence of ``result`` as its signature's exception."""
+    if result.divergences:
+        raise error_for(result.divergences[0], result.data)

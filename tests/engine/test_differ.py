@@ -1,0 +1,116 @@
+import pytest
+
+from tests.engine.planted import Crashes, planted_block, planted_c080, planted_truncated4
+from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.decoders.reference import Reference
+from utf8fuzz.engine.differ import Differ, DivergenceError, assert_agree
+from utf8fuzz.outcome import Outcome, Token
+
+
+def sigs(decoders, hexin):
+    return sorted(Differ(decoders).signatures(bytes.fromhex(hexin)))
+
+
+def test_agreeing_decoders_give_no_divergence():
+    assert sigs([planted_c080()], "41 E2 82 AC F0 9F 98 80") == []
+    assert sigs([planted_c080()], "E0 80 ED A0 80") == []
+
+
+def test_accepting_c080_is_named_by_class_feature_and_decoder():
+    assert sigs([planted_c080()], "41 C0 80 42") == [
+        "unicode/accepts-ill-formed/non-shortest-form/planted:accepts-c080"]
+
+
+def test_offset_is_not_part_of_the_signature():
+    a = sigs([planted_c080()], "C0 80")
+    assert a == sigs([planted_c080()], "41 41 41 C0 80 41")
+
+
+def test_swallowed_byte_is_a_replacement_difference_on_the_truncated_sequence():
+    assert sigs([planted_truncated4()], "F0 9F 98 41") == [
+        "unicode/different-replacement/incomplete-4-byte-sequence/"
+        "planted:swallows-after-truncated4"]
+
+
+def test_decoders_with_the_same_difference_share_a_signature():
+    assert sigs([planted_c080(), planted_block()], "41" * 15 + "C0 80") == [
+        "unicode/accepts-ill-formed/non-shortest-form/planted:accepts-c080+planted:block-boundary"]
+
+
+def test_crash_is_data_not_an_exception():
+    assert sigs([Crashes()], "41 FE") == ["unicode/crash/IndexError/planted:crashes-on-fe"]
+
+
+def test_references_are_the_oracle_and_profiles_decide_expected_differences():
+    # rfc2279 accepts a 5-byte form; unicode does not: judged each by its own reference.
+    d = Differ([Reference("unicode"), Reference("rfc2279")])
+    assert d.decoders == []
+    assert d.run(bytes.fromhex("F8 88 80 80 80")).divergences == []
+
+
+class TokensDecoder(Decoder):
+    """Shows tokens; calls E0 80 at the end 'truncated' (an impossible prefix)."""
+
+    name = "t:calls-impossible-truncated"
+    shows = frozenset({"tokens", "spans", "strict", "reason", "replace", "ignore"})
+
+    def run(self, data):
+        toks = list(Reference("unicode").decode(data).tokens)
+        if data.endswith(b"\xe0\x80"):
+            toks = [*toks[:-2], Token("error", None, len(data) - 2, len(data), "truncated")]
+        return Outcome.from_tokens(toks, len(data))
+
+
+def test_tokens_view_class_for_wrong_truncation():
+    assert sigs([TokensDecoder()], "41 E0 80") == [
+        "unicode/different-replacement/non-shortest-form/t:calls-impossible-truncated"]
+
+
+class StrictOnly(Decoder):
+    name = "s:late"
+    shows = frozenset({"strict"})
+
+    def run(self, data):
+        s = Reference("unicode").decode(data).first_error
+        return Outcome.partial(len(data), strict=None if s is None else (s[0], s[1] + 1))
+
+
+def test_strict_view_reports_a_different_error_offset():
+    assert sigs([StrictOnly()], "41 80 41") == [
+        "unicode/different-error-offset/lone-continuation/s:late"]
+
+
+class Incr(Decoder):
+    name = "fam:incremental"
+    incremental = True
+    shows = frozenset({"replace"})
+
+    def run(self, data):
+        return Outcome.partial(len(data), replace=[ord(c) for c in data.decode("utf-8", "ignore")])
+
+
+class OneShot(Decoder):
+    name = "fam:oneshot"
+    shows = frozenset({"replace"})
+
+    def run(self, data):
+        return Outcome.partial(len(data), replace=[ord(c) for c in data.decode("utf-8", "replace")])
+
+
+def test_incremental_difference_when_the_one_shot_sibling_agrees():
+    assert sigs([Incr(), OneShot()], "41 80 41") == [
+        "unicode/incremental-differs/lone-continuation/fam:incremental"]
+    # Without a one-shot sibling it is an ordinary difference.
+    assert "incremental-differs" not in sigs([Incr()], "41 80 41")[0]
+
+
+def test_assert_agree_raises_one_class_per_signature():
+    d = Differ([planted_c080(), Crashes()])
+    with pytest.raises(DivergenceError) as a:
+        assert_agree(d.run(b"\xc0\x80"))
+    with pytest.raises(DivergenceError) as b:
+        assert_agree(d.run(b"\xfe"))
+    with pytest.raises(DivergenceError) as c:
+        assert_agree(d.run(b"A\xc0\x80"))
+    assert type(a.value) is not type(b.value)
+    assert type(a.value) is type(c.value)
