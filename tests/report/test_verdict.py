@@ -31,6 +31,14 @@ from utf8fuzz.report.verdict import clause_at, judge, judge_entry
         ("e180", "unicode", ["D36 (b)"], ["E1 80", "truncated"]),
         ("41", "unicode", ["row U+0000..U+007F"], ["U+0041"]),
         ("efbfbf", "unicode", ["row U+1000..U+FFFF"], ["U+FFFF"]),
+        # Cut short by a byte that is not a continuation byte: incomplete, whatever
+        # the row's narrowed range (D36 (b)), not "non-shortest".
+        ("e0c0", "unicode", ["D36 (b)"], ["C0 is not a continuation byte", "incomplete"]),
+        ("efbf41", "kuhn", ["RFC 2279 section 2"], ["41 is not a continuation byte"]),
+        # Cut short after the narrowed byte: every completion has the same fault.
+        ("f49041", "unicode", ["F4 80..8F"], ["beginning F4 90", "U+110000..U+110FFF"]),
+        ("f08041", "unicode", ["C12"], ["beginning F0 80", "U+0000..U+0FFF", "non-shortest"]),
+        ("eda041", "unicode", ["C.3"], ["U+D800..U+D83F", "surrogates"]),
         # RFC 2279 section 2 NOTE and section 6: C0 80 is invalid.
         ("c080", "rfc2279", ["RFC 2279", "section 6"], ["C0"]),
         ("e08080", "rfc2279", ["RFC 2279", "section 6"], ["non-shortest"]),

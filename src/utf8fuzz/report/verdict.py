@@ -240,6 +240,11 @@ def explain_error(data: bytes, prof: Profile, t: Token) -> Clause:
             why = (f"after {safe.hexbytes(data[i:i + k])}, the row{'s' if len(cands) > 1 else ''} "
                    f"{row_txt} allow{'' if len(cands) > 1 else 's'} {ranges} at byte {k + 1}, "
                    f"but the input has {safe.hexbyte(b)}")
+            if not CONT[0] <= b <= CONT[1]:
+                # Not a continuation byte at all: the sequence is incomplete, whatever
+                # narrowed range the row has at this position.
+                return Clause(_truncation_ref(prof), why + f"; {safe.hexbyte(b)} is not a "
+                              "continuation byte, so the sequence is incomplete")
             rule, extra = _rule_for_range(prof, data, i)
             return Clause(rule or cands[0].clause, why + (f"; {extra}" if extra else ""))
         cands = nxt
@@ -248,37 +253,62 @@ def explain_error(data: bytes, prof: Profile, t: Token) -> Clause:
             return Clause(prof.spec, "ill-formed")
 
 
-def _structural(data: bytes, i: int) -> bytes | None:
-    """The sequence the lead's high bits announce (RFC 2279 section 2), if all
-    its continuation bytes are present."""
+def _announced(data: bytes, i: int) -> tuple[bytes, int] | None:
+    """The lead at ``i`` and the continuation bytes that follow it, up to the
+    length its high bits announce (RFC 2279 section 2), and that length."""
     n = structural_length(data[i])
-    seq = data[i:i + n]
-    if n < 2 or len(seq) < n or not all(CONT[0] <= b <= CONT[1] for b in seq[1:]):
+    if n < 2:
         return None
-    return seq
+    j = i + 1
+    while j < len(data) and j - i < n and CONT[0] <= data[j] <= CONT[1]:
+        j += 1
+    return data[i:j], n
 
 
-def _what_it_would_be(data: bytes, i: int, prof: Profile) -> tuple[str, str] | None:
-    """(kind, text) of what a naive decoder would make of the bytes at i:
-    non-shortest form, surrogate, noncharacter FFFE/FFFF, or beyond range."""
-    seq = _structural(data, i)
-    if seq is None:
-        return None
+def _classify(seq: bytes, prof: Profile) -> tuple[str, int]:
     v = bits_value(seq)
     shortest = 1 if v < 0x80 else 2 if v < 0x800 else 3 if v < 0x10000 else (
         4 if v < 0x200000 else 5 if v < 0x4000000 else 6)
-    hx = safe.hexbytes(seq)
     if shortest < len(seq):
-        return "overlong", (f"{hx} would carry {safe.cp(v)} in {len(seq)} bytes, which has a "
-                            f"{shortest}-byte form: a non-shortest (overlong) form")
+        return "overlong", v
     if 0xD800 <= v <= 0xDFFF:
-        return "surrogate", f"{hx} would carry {safe.cp(v)}, a UTF-16 surrogate"
+        return "surrogate", v
     if v in (0xFFFE, 0xFFFF):
-        return "nonchar", f"{hx} would carry {safe.cp(v)}"
+        return "nonchar", v
     if v > prof.max_codepoint:
-        return "range", (f"{hx} would carry {safe.cp(v)}, above the profile's highest code "
-                         f"point {safe.cp(prof.max_codepoint)}")
-    return None
+        return "range", v
+    return "", v
+
+
+def _what_it_would_be(data: bytes, i: int, prof: Profile) -> tuple[str, str] | None:
+    """(kind, text) of what a naive decoder would make of the bytes at i: a
+    non-shortest form, a surrogate, U+FFFE/FFFF, or a value beyond the profile.
+    When the sequence is cut short, every completion of its prefix (the missing
+    bytes anywhere in 80..BF) is tried: the prefix is classified only if all of
+    them are the same kind (F4 90 ... is above U+10FFFF however it goes on)."""
+    found = _announced(data, i)
+    if found is None:
+        return None
+    prefix, n = found
+    hx = safe.hexbytes(prefix)
+    lo = prefix + bytes([CONT[0]] * (n - len(prefix)))
+    hi = prefix + bytes([CONT[1]] * (n - len(prefix)))
+    (k_lo, v_lo), (k_hi, v_hi) = _classify(lo, prof), _classify(hi, prof)
+    if not k_lo or k_lo != k_hi:
+        return None
+    if len(prefix) == n:
+        carries = f"{hx} would carry {safe.cp(v_lo)}"
+    else:
+        carries = (f"any {n}-byte sequence beginning {hx} would carry one of "
+                   f"{safe.cp(v_lo)}..{safe.cp(v_hi)}")
+    if k_lo == "overlong":
+        return k_lo, f"{carries}, which has a shorter form: a non-shortest (overlong) form"
+    if k_lo == "surrogate":
+        return k_lo, f"{carries}: UTF-16 surrogates"
+    if k_lo == "nonchar":
+        return k_lo, carries
+    return k_lo, (f"{carries}, above the profile's highest code point "
+                  f"{safe.cp(prof.max_codepoint)}")
 
 
 _UNI = "Corrigendum #1, Table 3.1B"
@@ -343,8 +373,13 @@ def _rule_for_no_row(prof: Profile, data: bytes, i: int) -> str:
 
 
 def _truncation_ref(prof: Profile) -> str:
+    """The clause for a sequence cut short (by the end of the input or by a byte
+    that cannot continue it)."""
     if prof.name == "unicode":
         return f"{_UNI}; D36 (b) (an incomplete sequence matches no pattern)"
+    if prof.name in ("rfc2279", "kuhn", "legacy"):
+        return ("RFC 2279 section 2 (the table's layout: every octet after the initial one "
+                "is 10xxxxxx)")
     return f"{prof.spec}: an incomplete sequence is ill-formed"
 
 
