@@ -80,3 +80,15 @@ def test_new_signatures_are_marked(corpus_dir: Path, tmp_path: Path) -> None:
     marked = [x["signature"] for x in s["signatures"] if x["new"]]
     assert marked == [sig["signature"]]
     assert "new in this run" in (out / "report.html").read_text()
+
+
+def test_decoder_versions_are_reported(corpus_dir: Path, tmp_path: Path) -> None:
+    import platform
+
+    out = build_report(corpus_dir, tmp_path, date="2026-03-04")
+    s = json.loads((out / "summary.json").read_text())
+    cp = s["decoders"]["cpython:replace"]
+    assert cp["profile"] == "unicode" and cp["shows"] == ["replace"]
+    # The CPython adapter records the interpreter's version with each outcome.
+    assert any(platform.python_version() in json.dumps(v) for v in cp["versions"])
+    assert platform.python_version() in (out / "report.html").read_text()

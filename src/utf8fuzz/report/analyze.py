@@ -87,8 +87,10 @@ def _decoder_infos(entries: list[Entry]) -> tuple[list[DecoderInfo], list[tuple[
                 infos[name] = DecoderInfo(name, rec.profile, rec.policy, rec.shows, rec.own,
                                           rec.incremental, [], 0)
             infos[name].entries += 1
+            # Where a decoder's versions are: its outcome record (format 1), else an
+            # older sidecar's top-level "versions" by name, else the outcome's provenance.
             v = e.versions.get(name)
-            prov = v if isinstance(v, dict) else rec.outcome.provenance
+            prov = rec.versions or (v if isinstance(v, dict) else rec.outcome.provenance)
             text = json.dumps({safe.text(a, 80): safe.text(b, 300) for a, b in prov.items()},
                               sort_keys=True)
             versions.setdefault(name, Counter())[text] += 1

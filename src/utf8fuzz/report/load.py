@@ -44,6 +44,7 @@ class Record:
     incremental: bool
     shows: tuple[str, ...]
     outcome: Outcome
+    versions: dict[str, Any] = field(default_factory=dict)  # library, Unicode, CPU, ...
 
 
 @dataclass
@@ -195,6 +196,7 @@ def load_entry(path: Path) -> Entry:
             incremental=bool(rec.get("incremental", False)),
             shows=tuple(sorted(shows)) if isinstance(shows, list) else tuple(sorted(out.shows)),
             outcome=out,
+            versions=rec["versions"] if isinstance(rec.get("versions"), dict) else {},
         )
     decs = d.get("decoders", [])
     if not isinstance(decs, list):
