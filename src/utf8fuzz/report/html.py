@@ -14,7 +14,7 @@ from utf8fuzz.report.analyze import Report, Section
 from utf8fuzz.report.hexview import Grid, chunk
 from utf8fuzz.report.svg import matrix_svg, trend_svg
 
-GRID_WIDTH = 32
+GRID_WIDTH = 16  # columns per grid row: fits a 1280px window with U+XXXX labels
 h = safe.html
 
 CSS = """
