@@ -8,10 +8,12 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 FUZZ_TIME ?= 60
 
-.PHONY: fuzz test setup lint clean
+.PHONY: fuzz test setup lint clean fuzz-atheris fuzz-instrumented fuzz-seeds
 
+# Exit 1 from `utf8fuzz fuzz` means "new divergences saved to corpus/": that is the
+# job succeeding, so only 2 (usage) or worse fails `make fuzz`.
 fuzz: setup
-	$(VENV)/bin/utf8fuzz fuzz --time $(FUZZ_TIME)
+	$(VENV)/bin/utf8fuzz fuzz --time $(FUZZ_TIME) || [ $$? -eq 1 ]
 
 test: setup
 	$(PY) -m ruff check src tests fuzz
@@ -31,3 +33,28 @@ lint: setup
 
 clean:
 	rm -rf build $(VENV) src/*.egg-info src/utf8fuzz/fast/*.so
+
+# libFuzzer directly, on every core, one shared corpus (see fuzz/README.md).
+FUZZ_JOBS ?= $(shell nproc)
+fuzz-atheris: setup
+	mkdir -p fuzz/work/differential
+	$(PY) fuzz/differential.py -fork=$(FUZZ_JOBS) -max_total_time=$(FUZZ_TIME) -max_len=64 \
+	  -dict=fuzz/utf8.dict fuzz/work/differential corpus/seeds corpus/inputs
+
+# The fast path built with clang, -fsanitize=fuzzer-no-link,address, into a copy of
+# the package under build/instrumented (the tree's own build is left alone), with
+# the ASan runtime Atheris ships preloaded, as Atheris documents for native code.
+INSTR := build/instrumented
+fuzz-instrumented: setup
+	UTF8FUZZ_WITH_CLANG=1 bash scripts/system-deps.sh
+	rm -rf $(INSTR) && mkdir -p $(INSTR) fuzz/work/differential && cp -r src/utf8fuzz $(INSTR)/
+	CC=clang LDSHARED="clang -shared" CFLAGS="-fsanitize=fuzzer-no-link,address -g -O1" \
+	  $(PY) setup.py -q build_ext --build-temp $(INSTR)/tmp --build-lib $(INSTR)
+	ASAN_OPTIONS=detect_leaks=0,allocator_may_return_null=1 \
+	  LD_PRELOAD="$$($(PY) -c 'import atheris; print(atheris.path())')/asan_with_fuzzer.so" \
+	  PYTHONPATH=$(INSTR) $(PY) fuzz/differential.py -max_total_time=$(FUZZ_TIME) -max_len=64 \
+	  -dict=fuzz/utf8.dict fuzz/work/differential corpus/seeds corpus/inputs
+
+# Regenerate corpus/seeds and fuzz/utf8.dict from utf8fuzz.engine.boundaries.
+fuzz-seeds: setup
+	$(PY) -m utf8fuzz.engine.boundaries .
