@@ -138,40 +138,44 @@ static PyObject *decode_valid(const fast_path *fp, const uint8_t *s, size_t n, c
     return u;
 }
 
-/* Write the tokens of s[i:n) with an error handler; SIZE_MAX when out would overflow. */
-#define DEFINE_REST(NAME, T)                                                                 \
-    static size_t NAME(const uint8_t *s, size_t n, size_t i, T *out, size_t o, size_t cap,  \
-                       int h) {                                                              \
-        while (i < n) {                                                                      \
-            uint32_t cp;                                                                     \
-            size_t len;                                                                      \
-            if (s[i] < 0x80) {                                                               \
-                if (o >= cap) return SIZE_MAX;                                               \
-                out[o++] = s[i++];                                                           \
-                continue;                                                                    \
-            }                                                                                \
-            int k = u8_token(s, n, i, &cp, &len);                                            \
-            if (k == 0) {                                                                    \
-                if (o >= cap) return SIZE_MAX;                                               \
-                out[o++] = (T)cp;                                                            \
-            } else if (h == H_REPLACE) {                                                     \
-                if (o >= cap) return SIZE_MAX;                                               \
-                out[o++] = (T)0xFFFD;                                                        \
-            } else if (h == H_ESCAPE) {                                                      \
-                if (len > cap - o) return SIZE_MAX;                                          \
-                for (size_t q = 0; q < len; q++) out[o++] = (T)(0xDC00 + s[i + q]);          \
-            }                                                                                \
-            i += len;                                                                        \
-        }                                                                                    \
-        return o;                                                                            \
+/* The tokens of s[i:n) with an error handler, as code points into out (room for
+ * n - i: no token is shorter than a byte, nor gives more code points than bytes).
+ * Returns the count and sets *maxc. */
+static size_t walk_with_handler(const fast_path *fp, const uint8_t *s, size_t n, size_t i,
+                                uint32_t *out, int h, Py_UCS4 *maxc) {
+    size_t o = 0, cap = n - i;
+    uint32_t mx = 0;
+    while (i < n) {
+        uint32_t cp;
+        size_t len;
+        if (s[i] < 0x80) {
+            /* Runs between errors are short: copy inline, go SIMD only for long ones. */
+            size_t i0 = i;
+            while (i < n && s[i] < 0x80 && i - i0 < 16) out[o++] = s[i++];
+            if (i - i0 == 16) i = fp->ascii32(s, n, i, out, &o, cap);
+            if (mx < 0x7F) mx = 0x7F; /* as good as the run's true maximum for the kind */
+            continue;
+        }
+        int k = u8_token(s, n, i, &cp, &len);
+        if (k == 0) {
+            out[o++] = cp;
+            if (cp > mx) mx = cp;
+        } else if (h == H_REPLACE) {
+            out[o++] = 0xFFFD;
+            if (mx < 0xFFFD) mx = 0xFFFD;
+        } else if (h == H_ESCAPE) {
+            for (size_t q = 0; q < len; q++) out[o++] = 0xDC00 + s[i + q];
+            if (mx < 0xDCFF) mx = 0xDCFF;
+        }
+        i += len;
     }
+    *maxc = mx;
+    return o;
+}
 
-DEFINE_REST(rest_ucs1, uint8_t)
-DEFINE_REST(rest_ucs2, uint16_t)
-DEFINE_REST(rest_ucs4, uint32_t)
-
-/* s[0:a) is valid and s[a] starts an error: the prefix goes through the kernels,
- * the rest through the scalar walk, counted first so that there is one allocation. */
+/* s[0:a) is valid and s[a] starts an error: the prefix goes through the kernels
+ * straight into the str, the rest through one scalar walk into a UCS4 buffer that
+ * is then narrowed into the str (one allocation of the str, of the right kind). */
 static PyObject *decode_with_handler(const fast_path *fp, const uint8_t *s, size_t n, size_t a,
                                      int h) {
     u8stats st = {0, 0};
@@ -180,49 +184,38 @@ static PyObject *decode_with_handler(const fast_path *fp, const uint8_t *s, size
         raise_changed();
         return NULL;
     }
-    size_t count = a - st.ncont;
-    Py_UCS4 maxc = a ? maxchar_of(st.maxb) : 0;
-    for (size_t i = a; i < n;) {
-        uint32_t cp;
-        size_t len;
-        if (s[i] < 0x80) {
-            count++;
-            i++;
-            continue;
-        }
-        int k = u8_token(s, n, i, &cp, &len);
-        if (k == 0) {
-            count++;
-            if (cp > maxc) maxc = cp;
-        } else if (h == H_REPLACE) {
-            count++;
-            if (maxc < 0xFFFD) maxc = 0xFFFD;
-        } else if (h == H_ESCAPE) {
-            count += len;
-            if (maxc < 0xDCFF) maxc = 0xDCFF;
-        }
-        i += len;
+    if (n - a > (size_t)PY_SSIZE_T_MAX / 4) return PyErr_NoMemory();
+    uint32_t *tmp = PyMem_Malloc((n - a) * 4);
+    if (!tmp) return PyErr_NoMemory();
+    Py_UCS4 rest_max, maxc = a ? maxchar_of(st.maxb) : 0;
+    size_t prefix = a - st.ncont;
+    size_t rest = walk_with_handler(fp, s, n, a, tmp, h, &rest_max);
+    if (rest_max > maxc) maxc = rest_max; /* PyUnicode_New reads only the kind from it */
+    PyObject *u = PyUnicode_New((Py_ssize_t)(prefix + rest), maxc);
+    if (!u) {
+        PyMem_Free(tmp);
+        return NULL;
     }
-    PyObject *u = PyUnicode_New((Py_ssize_t)count, maxc);
-    if (!u) return NULL;
     int kind = PyUnicode_KIND(u);
     void *data = PyUnicode_DATA(u);
     Py_ssize_t o = 0;
-    if (a > 0) o = transcode(fp, kind, s, a, 0, data, 0, count);
-    size_t end = SIZE_MAX;
-    if (o >= 0) {
-        if (kind == PyUnicode_1BYTE_KIND)
-            end = rest_ucs1(s, n, a, (uint8_t *)data, (size_t)o, count, h);
-        else if (kind == PyUnicode_2BYTE_KIND)
-            end = rest_ucs2(s, n, a, (uint16_t *)data, (size_t)o, count, h);
-        else
-            end = rest_ucs4(s, n, a, (uint32_t *)data, (size_t)o, count, h);
-    }
-    if (end != count) {
+    if (a > 0) o = transcode(fp, kind, s, a, 0, data, 0, prefix);
+    if (o != (Py_ssize_t)prefix) {
+        PyMem_Free(tmp);
         Py_DECREF(u);
         raise_changed();
         return NULL;
     }
+    if (kind == PyUnicode_1BYTE_KIND) {
+        uint8_t *d = (uint8_t *)data + prefix;
+        for (size_t k = 0; k < rest; k++) d[k] = (uint8_t)tmp[k];
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        uint16_t *d = (uint16_t *)data + prefix;
+        for (size_t k = 0; k < rest; k++) d[k] = (uint16_t)tmp[k];
+    } else {
+        memcpy((uint32_t *)data + prefix, tmp, rest * 4);
+    }
+    PyMem_Free(tmp);
     return u;
 }
 
@@ -440,7 +433,15 @@ static PyObject *fast_decode_corrected(PyObject *self, PyObject *args, PyObject 
         return PyErr_NoMemory();
     }
     ascii32_fn ascii = path_for(n)->ascii32;
+    c8_blocks_fn blocks = path_for(n)->c8_blocks;
     while (i < n) {
+        if (blocks && i + 16 <= n) {
+            size_t i2 = blocks(s, n, i, buf, &o, n);
+            if (i2 != i) {
+                i = i2;
+                continue;
+            }
+        }
         if (s[i] < 0x80) {
             i = ascii(s, n, i, buf, &o, n);
             continue;

@@ -38,6 +38,11 @@ typedef size_t (*ucs4_fn)(const uint8_t *s, size_t n, size_t i, uint32_t *out, s
 typedef size_t (*ascii32_fn)(const uint8_t *s, size_t n, size_t i, uint32_t *out, size_t *o,
                              size_t cap);
 
+/* Corrected UTF-8 blocks (simd.c): decode whole 16-byte blocks of lead bytes up to
+ * F7 while they are well-formed; returns the new i, at a token boundary. */
+typedef size_t (*c8_blocks_fn)(const uint8_t *s, size_t n, size_t i, uint32_t *out, size_t *o,
+                               size_t cap);
+
 typedef struct {
     const char *name;
     scan_fn scan;
@@ -45,6 +50,7 @@ typedef struct {
     ucs2_fn to_ucs2;
     ucs4_fn to_ucs4;
     ascii32_fn ascii32;
+    c8_blocks_fn c8_blocks; /* NULL: scalar only */
 } fast_path;
 
 enum { PATH_SCALAR, PATH_SSE2, PATH_AVX2, PATH_AVX512, PATH_COUNT };
@@ -60,10 +66,6 @@ size_t to_ucs4_scalar(const uint8_t *s, size_t n, size_t i, uint32_t *out, size_
                       size_t *pi);
 size_t ascii32_scalar(const uint8_t *s, size_t n, size_t i, uint32_t *out, size_t *o, size_t cap);
 
-/* One token of the unicode profile at s[i] (i < n), maximal-subpart policy.
- * Returns 0 for a character (*cp, *len set), 1 for an illegal error and 2 for a
- * truncated one (*len = the error's length). */
-int u8_token(const uint8_t *s, size_t n, size_t i, uint32_t *cp, size_t *len);
 
 /* simd.c: NULL entries when the compiler could not build that path. */
 extern const fast_path *const fast_simd_paths[PATH_COUNT];
@@ -71,5 +73,54 @@ int fast_cpu_has(int path);
 void fast_simd_init(void);
 
 static inline int is_cont(uint8_t b) { return (b & 0xC0) == 0x80; }
+
+/* One token of the unicode profile at s[i] (i < n), maximal-subpart policy.
+ * Returns 0 for a character (*cp, *len set), 1 for an illegal error and 2 for a
+ * truncated one (*len = the error's length). Inline: it is the error path's loop. */
+/* Unicode Corrigendum #1, Table 3.1B: the second byte's range depends on the lead
+ * (E0 A0..BF and F0 90..BF rule out non-shortest forms, F4 80..8F values above
+ * U+10FFFF, ED 80..9F surrogates as in Unicode 3.2 / RFC 3629). */
+static inline int u8_token(const uint8_t *s, size_t n, size_t i, uint32_t *cp, size_t *len) {
+    uint32_t b0 = s[i];
+    if (b0 < 0x80) {
+        *cp = b0;
+        *len = 1;
+        return 0;
+    }
+    if (b0 < 0xC2 || b0 > 0xF4) { /* a continuation byte, C0, C1, F5..FF: starts nothing */
+        *len = 1;
+        return 1;
+    }
+    size_t need = b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
+    uint8_t lo = 0x80, hi = 0xBF;
+    if (b0 == 0xE0) lo = 0xA0;
+    else if (b0 == 0xED) hi = 0x9F;
+    else if (b0 == 0xF0) lo = 0x90;
+    else if (b0 == 0xF4) hi = 0x8F;
+    /* Maximal subpart: the longest prefix of a well-formed sequence is one error. */
+    if (i + 1 >= n) { *len = 1; return 2; }
+    uint8_t b1 = s[i + 1];
+    if (b1 < lo || b1 > hi) { *len = 1; return 1; }
+    if (need == 2) {
+        *cp = ((b0 & 0x1F) << 6) | (b1 & 0x3F);
+        *len = 2;
+        return 0;
+    }
+    if (i + 2 >= n) { *len = 2; return 2; }
+    uint8_t b2 = s[i + 2];
+    if (!is_cont(b2)) { *len = 2; return 1; }
+    if (need == 3) {
+        *cp = ((b0 & 0x0F) << 12) | ((uint32_t)(b1 & 0x3F) << 6) | (b2 & 0x3F);
+        *len = 3;
+        return 0;
+    }
+    if (i + 3 >= n) { *len = 3; return 2; }
+    uint8_t b3 = s[i + 3];
+    if (!is_cont(b3)) { *len = 3; return 1; }
+    *cp = ((b0 & 0x07) << 18) | ((uint32_t)(b1 & 0x3F) << 12) | ((uint32_t)(b2 & 0x3F) << 6) |
+          (b3 & 0x3F);
+    *len = 4;
+    return 0;
+}
 
 #endif

@@ -6,52 +6,6 @@
 
 #define ASCII_MASK 0x8080808080808080ULL
 
-/* Unicode Corrigendum #1, Table 3.1B: the second byte's range depends on the lead
- * (E0 A0..BF and F0 90..BF rule out non-shortest forms, F4 80..8F values above
- * U+10FFFF, ED 80..9F surrogates as in Unicode 3.2 / RFC 3629). */
-int u8_token(const uint8_t *s, size_t n, size_t i, uint32_t *cp, size_t *len) {
-    uint32_t b0 = s[i];
-    if (b0 < 0x80) {
-        *cp = b0;
-        *len = 1;
-        return 0;
-    }
-    if (b0 < 0xC2 || b0 > 0xF4) { /* a continuation byte, C0, C1, F5..FF: starts nothing */
-        *len = 1;
-        return 1;
-    }
-    size_t need = b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
-    uint8_t lo = 0x80, hi = 0xBF;
-    if (b0 == 0xE0) lo = 0xA0;
-    else if (b0 == 0xED) hi = 0x9F;
-    else if (b0 == 0xF0) lo = 0x90;
-    else if (b0 == 0xF4) hi = 0x8F;
-    /* Maximal subpart: the longest prefix of a well-formed sequence is one error. */
-    if (i + 1 >= n) { *len = 1; return 2; }
-    uint8_t b1 = s[i + 1];
-    if (b1 < lo || b1 > hi) { *len = 1; return 1; }
-    if (need == 2) {
-        *cp = ((b0 & 0x1F) << 6) | (b1 & 0x3F);
-        *len = 2;
-        return 0;
-    }
-    if (i + 2 >= n) { *len = 2; return 2; }
-    uint8_t b2 = s[i + 2];
-    if (!is_cont(b2)) { *len = 2; return 1; }
-    if (need == 3) {
-        *cp = ((b0 & 0x0F) << 12) | ((uint32_t)(b1 & 0x3F) << 6) | (b2 & 0x3F);
-        *len = 3;
-        return 0;
-    }
-    if (i + 3 >= n) { *len = 3; return 2; }
-    uint8_t b3 = s[i + 3];
-    if (!is_cont(b3)) { *len = 3; return 1; }
-    *cp = ((b0 & 0x07) << 18) | ((uint32_t)(b1 & 0x3F) << 12) | ((uint32_t)(b2 & 0x3F) << 6) |
-          (b3 & 0x3F);
-    *len = 4;
-    return 0;
-}
-
 int scan_scalar(const uint8_t *s, size_t n, u8stats *st, size_t *restart) {
     size_t i = 0, ncont = 0;
     unsigned maxb = 0;
@@ -135,5 +89,5 @@ size_t ascii32_scalar(const uint8_t *s, size_t n, size_t i, uint32_t *out, size_
 }
 
 const fast_path fast_scalar = {
-    "scalar", scan_scalar, to_ucs1_scalar, to_ucs2_scalar, to_ucs4_scalar, ascii32_scalar,
+    "scalar", scan_scalar, to_ucs1_scalar, to_ucs2_scalar, to_ucs4_scalar, ascii32_scalar, NULL,
 };

@@ -213,7 +213,7 @@ done:
 }
 
 static const fast_path path_sse2 = {
-    "sse2", scan_sse2, to_ucs1_sse2, to_ucs2_sse2, to_ucs4_sse2, ascii32_sse2,
+    "sse2", scan_sse2, to_ucs1_sse2, to_ucs2_sse2, to_ucs4_sse2, ascii32_sse2, NULL,
 };
 
 /* -- avx2: validation ------------------------------------------------------------ */
@@ -534,8 +534,90 @@ TGT_AVX2 static size_t to_ucs4_avx2(const uint8_t *s, size_t n, size_t i, uint32
     return to_ucs4_scalar(s, n, i, out, o, cap, pi);
 }
 
+
+/* -- avx2: Corrected UTF-8 ---------------------------------------------------------
+ *
+ * Corrected UTF-8 has UTF-8's shape (a lead announcing its length, then
+ * continuation bytes) and every complete sequence is well-formed, so a block is
+ * well-formed exactly when each byte is a continuation byte if and only if a lead
+ * within the three bytes before it asks for one. Blocks start at a token boundary
+ * and look at nothing before it; a sequence that runs past the block is left for
+ * the next block (which starts at its lead). Blocks with a lead F8..FF (5- and
+ * 6-byte sequences, reserved units) or any error are left to the scalar walk.
+ * Values are the bits of the sequence plus the offset of its row ("Putting it all
+ * together"), looked up by length, and for three bytes by which side of EC BD A0.
+ */
+TGT_AVX2 static size_t c8_blocks_avx2(const uint8_t *s, size_t n, size_t i, uint32_t *out,
+                                      size_t *po, size_t cap) {
+    const __m128i lim = _mm_set1_epi8(-64), x3f = _mm_set1_epi8(0x3F),
+                  x7f = _mm_set1_epi8(0x7F), x40 = _mm_set1_epi8(0x40),
+                  x0f = _mm_set1_epi8(0x0F), x30 = _mm_set1_epi8(0x30),
+                  x07 = _mm_set1_epi8(0x07), xf7 = _mm_set1_epi8((char)0xF7),
+                  xc0 = _mm_set1_epi8((char)0xC0), xe0 = _mm_set1_epi8((char)0xE0),
+                  xf0 = _mm_set1_epi8((char)0xF0), z = _mm_setzero_si128();
+    const __m256i offsets = _mm256_setr_epi32(0, 160, 2208, 69792, 0, 160, 4256, 69792);
+    const __m256i cf5f = _mm256_set1_epi32(0xCF5F), four = _mm256_set1_epi32(4);
+    size_t o = *po;
+    while (i + 16 <= n && o + 16 <= cap) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        if (!_mm_movemask_epi8(v)) {
+            _mm256_storeu_si256((__m256i *)(out + o), _mm256_cvtepu8_epi32(v));
+            _mm256_storeu_si256((__m256i *)(out + o + 8), _mm256_cvtepu8_epi32(_mm_srli_si128(v, 8)));
+            i += 16;
+            o += 16;
+            continue;
+        }
+        if (!_mm_testz_si128(_mm_subs_epu8(v, xf7), _mm_subs_epu8(v, xf7))) break; /* F8..FF */
+        __m128i c = _mm_cmplt_epi8(v, lim);
+        __m128i l2 = _mm_cmpeq_epi8(_mm_max_epu8(v, xc0), v);
+        __m128i l3 = _mm_cmpeq_epi8(_mm_max_epu8(v, xe0), v);
+        __m128i l4 = _mm_cmpeq_epi8(_mm_max_epu8(v, xf0), v);
+        __m128i must = _mm_or_si128(_mm_or_si128(_mm_slli_si128(l2, 1), _mm_slli_si128(l3, 2)),
+                                    _mm_slli_si128(l4, 3));
+        if (_mm_movemask_epi8(_mm_xor_si128(must, c))) break;
+        unsigned cm = (unsigned)_mm_movemask_epi8(c);
+        unsigned cross = ((unsigned)_mm_movemask_epi8(l2) & 0x8000) |
+                         ((unsigned)_mm_movemask_epi8(l3) & 0xC000) |
+                         ((unsigned)_mm_movemask_epi8(l4) & 0xE000);
+        size_t step = cross ? (size_t)(31 - __builtin_clz(cross)) : 16;
+        if (step == 0) break; /* one sequence longer than what is left of the block */
+        unsigned keep = (~(cm >> 1) & 0x7FFF) | (cross ? 0 : 0x8000);
+        __m128i p1 = _mm_slli_si128(v, 1), p2 = _mm_slli_si128(v, 2), p3 = _mm_slli_si128(v, 3);
+        __m128i c1 = _mm_slli_si128(c, 1), c2 = _mm_slli_si128(c, 2);
+        __m128i cc = _mm_and_si128(c, c1), ccc = _mm_and_si128(cc, c2);
+        __m128i low = _mm_and_si128(v, _mm_xor_si128(x7f, _mm_and_si128(c, x40)));
+        __m128i mid = _mm_and_si128(_mm_and_si128(p1, x3f), c);
+        __m128i hi = _mm_and_si128(_mm_and_si128(p2, _mm_or_si128(x0f, _mm_and_si128(c2, x30))), cc);
+        __m128i top = _mm_and_si128(_mm_and_si128(p3, x07), ccc);
+        /* length class: 0 ASCII, 1 two bytes, 2 three, 3 four (at the last byte) */
+        __m128i cls = _mm_sub_epi8(_mm_sub_epi8(_mm_sub_epi8(z, c), cc), ccc);
+        for (int h = 0; h < 2; h++) {
+            __m256i w = _mm256_or_si256(
+                _mm256_or_si256(_mm256_cvtepu8_epi32(low),
+                                _mm256_slli_epi32(_mm256_cvtepu8_epi32(mid), 6)),
+                _mm256_or_si256(_mm256_slli_epi32(_mm256_cvtepu8_epi32(hi), 12),
+                                _mm256_slli_epi32(_mm256_cvtepu8_epi32(top), 18)));
+            __m256i idx = _mm256_or_si256(_mm256_cvtepu8_epi32(cls),
+                                          _mm256_and_si256(_mm256_cmpgt_epi32(w, cf5f), four));
+            w = _mm256_add_epi32(w, _mm256_permutevar8x32_epi32(offsets, idx));
+            unsigned m = (keep >> (8 * h)) & 0xFF;
+            __m256i perm = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)tab_u8[m]));
+            _mm256_storeu_si256((__m256i *)(out + o), _mm256_permutevar8x32_epi32(w, perm));
+            o += (size_t)__builtin_popcount(m);
+            low = _mm_srli_si128(low, 8);
+            mid = _mm_srli_si128(mid, 8);
+            hi = _mm_srli_si128(hi, 8);
+            top = _mm_srli_si128(top, 8);
+            cls = _mm_srli_si128(cls, 8);
+        }
+        i += step;
+    }
+    *po = o;
+    return i;
+}
+
 static const fast_path path_avx2 = {
-    "avx2", scan_avx2, to_ucs1_avx2, to_ucs2_avx2, to_ucs4_avx2, ascii32_avx2,
+    "avx2", scan_avx2, to_ucs1_avx2, to_ucs2_avx2, to_ucs4_avx2, ascii32_avx2, c8_blocks_avx2,
 };
 
 #else /* not x86-64: only the scalar path */
