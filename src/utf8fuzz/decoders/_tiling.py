@@ -44,34 +44,38 @@ def tile(
     ``errors`` are ``(start, end, reason)`` with absolute offsets.
     """
     out: list[Token] = []
-    pos, ci, n = offset, 0, len(data)
-
-    def chars_until(stop: int) -> None:
-        nonlocal pos, ci
-        while pos < stop:
-            if ci >= len(cps):
-                raise TilingError(f"output ends but input bytes {pos}..{stop} were not reported")
-            cp = cps[ci]
-            enc = encode(cp)
-            if data[pos : pos + len(enc)] != enc:
-                raise TilingError(
-                    f"output U+{cp:04X} does not encode the input at byte {pos}"
-                )
-            out.append(Token("char", cp, pos, pos + len(enc)))
-            pos += len(enc)
-            ci += 1
-        if pos != stop:
-            raise TilingError(f"a character spans the error starting at byte {stop}")
-
-    for start, end, reason in sorted(errors):
-        if start < pos or end <= start or end > n:
+    append = out.append
+    pos, ci, n, ncps = offset, 0, len(data), len(cps)
+    bounds = [(s, e, r) for s, e, r in sorted(errors)]
+    bounds.append((n, n, None))  # type: ignore[arg-type]  # sentinel: the end
+    for start, end, reason in bounds:
+        if start < pos or end > n or (reason is not None and end <= start):
             raise TilingError(f"error span [{start},{end}) overlaps or leaves the input")
-        chars_until(start)
-        out.append(Token("error", None, start, end, reason))
-        pos = end
-    chars_until(n)
-    if ci != len(cps):
-        raise TilingError(f"{len(cps) - ci} output code point(s) left after the input ended")
+        # Characters until the error: each must re-encode to the bytes it covers.
+        while pos < start:
+            if ci >= ncps:
+                raise TilingError(f"output ends but input bytes {pos}..{start} were not reported")
+            cp = cps[ci]
+            if cp < 0x80:  # ASCII: one byte, itself
+                if data[pos] != cp:
+                    raise TilingError(f"output U+{cp:04X} does not encode the input at byte {pos}")
+                append(Token("char", cp, pos, pos + 1))
+                pos += 1
+            else:
+                enc = encode(cp)
+                k = len(enc)
+                if data[pos : pos + k] != enc:
+                    raise TilingError(f"output U+{cp:04X} does not encode the input at byte {pos}")
+                append(Token("char", cp, pos, pos + k))
+                pos += k
+            ci += 1
+        if pos != start:
+            raise TilingError(f"a character spans the error starting at byte {start}")
+        if reason is not None:
+            append(Token("error", None, start, end, reason))
+            pos = end
+    if ci != ncps:
+        raise TilingError(f"{ncps - ci} output code point(s) left after the input ended")
     return out
 
 
