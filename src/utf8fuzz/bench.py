@@ -42,16 +42,28 @@ TARGETS = {
 #: Corrected UTF-8 decode of the mix, MB/s (10^6 bytes per second).
 CORRECTED_TARGET_MBS = 1000.0
 
-_ASCII_WORDS = ("the of and to in is was that for it with as his on be at by had not are but "
-                "from or have an they which one you were her all she there would their we him "
-                "been has when who will more no if out so said what up its about into than them "
-                "can only other new some could time these two may then do first any my now such "
-                "like our over man me even most made after also did many before must through "
-                "data decoder byte stream unicode error value").split()
-_LATIN1 = "àâäçéèêëîïôöùûüÿñßæœáíóúåøÀÉÈÇÖÜÑ"
+_ASCII_TEXT = (
+    "the of and to in is was that for it with as his on be at by had not are but from or "
+    "have an they which one you were her all she there would their we him been has when who "
+    "will more no if out so said what up its about into than them can only other new some "
+    "could time these two may then do first any my now such like our over man me even most "
+    "made after also did many before must through data decoder byte stream unicode error value"
+)
+_ASCII_WORDS = tuple(_ASCII_TEXT.split())
+_LATIN1 = "àâäçéèêëîïôöùûüÿñßæáíóúåøÀÉÈÇÖÜÑ"  # all below U+0100: a 1-byte-kind str
 _CYRILLIC = "абвгдеёжзийклмнопрстуфхцчшщъыьэюяАБВГДЕЖЗИКЛМНОПРСТУФХЦЧШЭЮЯ"
-_CJK = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长"
-_EMOJI = "😀😃😄😁😆😅😂🤣😊😇🙂🙃😉😌😍🥰😘😗😙😚😋😛😝😜🤪🤨🧐🤓😎🤩🥳😏😒😞😔😟😕🙁😣😖😫😩🥺😢😭😤😠😡🤬🤯😳🥵🥶😱😨😰😥😓🤗🤔🤭🤫🤥😶😐😑😬🙄😯😦😧😮😲🥱😴🤤😪😵🤐🥴🤢🤮🤧😷🤒🤕👍👎👌✌🤞🤟🤘🤙👈👉👆👇☝✋🤚🖐🖖👋🤝🙏💪🦾🔥✨🎉🎊💯❤🧡💛💚💙💜🖤🤍🤎💔"
+_CJK = (
+    "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着"
+    "去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主"
+    "行方又如前所本见经头面公同三已老从动两长"
+)
+_EMOJI = (
+    "😀😃😄😁😆😅😂🤣😊😇🙂🙃😉😌😍🥰😘😗😙😚😋😛😝😜🤪🤨🧐🤓😎🤩"
+    "🥳😏😒😞😔😟😕🙁😣😖😫😩🥺😢😭😤😠😡🤬🤯😳🥵🥶😱😨😰😥😓🤗🤔"
+    "🤭🤫🤥😶😐😑😬🙄😯😦😧😮😲🥱😴🤤😪😵🤐🥴🤢🤮🤧😷🤒🤕👍👎👌✌"
+    "🤞🤟🤘🤙👈👉👆👇☝✋🤚🖐🖖👋🤝🙏💪🦾🔥✨🎉🎊💯❤🧡💛💚💙💜🖤"
+    "🤍🤎💔"
+)
 
 
 def _latin1_word(rng: random.Random) -> str:

@@ -38,6 +38,37 @@ static const fast_path *path_for(size_t n) {
     return (!g_forced && n < SHORT_INPUT) ? &fast_scalar : g_path;
 }
 
+/* A scratch buffer kept between calls. Temporary buffers of a few hundred KiB
+ * are otherwise returned to the OS by malloc's trimming and faulted in again on
+ * every call, which can cost more than the decoding. The GIL guards it; a caller
+ * takes it (leaving NULL, so that a re-entrant call - a finalizer run by an
+ * allocation - gets its own) and gives it back. */
+#define SCRATCH_KEEP ((size_t)8 << 20)
+static void *g_scratch = NULL;
+static size_t g_scratch_size = 0;
+
+static void *scratch_take(size_t size, size_t *got) {
+    if (g_scratch && g_scratch_size >= size) {
+        void *p = g_scratch;
+        *got = g_scratch_size;
+        g_scratch = NULL;
+        g_scratch_size = 0;
+        return p;
+    }
+    *got = size;
+    return PyMem_Malloc(size ? size : 1);
+}
+
+static void scratch_give(void *p, size_t size) {
+    if (size <= SCRATCH_KEEP && size > g_scratch_size) {
+        PyMem_Free(g_scratch);
+        g_scratch = p;
+        g_scratch_size = size;
+    } else {
+        PyMem_Free(p);
+    }
+}
+
 enum { H_STRICT, H_REPLACE, H_IGNORE, H_ESCAPE, H_OTHER };
 
 static int handler_of(const char *errors) {
@@ -185,7 +216,8 @@ static PyObject *decode_with_handler(const fast_path *fp, const uint8_t *s, size
         return NULL;
     }
     if (n - a > (size_t)PY_SSIZE_T_MAX / 4) return PyErr_NoMemory();
-    uint32_t *tmp = PyMem_Malloc((n - a) * 4);
+    size_t tmp_size;
+    uint32_t *tmp = scratch_take((n - a) * 4, &tmp_size);
     if (!tmp) return PyErr_NoMemory();
     Py_UCS4 rest_max, maxc = a ? maxchar_of(st.maxb) : 0;
     size_t prefix = a - st.ncont;
@@ -193,7 +225,7 @@ static PyObject *decode_with_handler(const fast_path *fp, const uint8_t *s, size
     if (rest_max > maxc) maxc = rest_max; /* PyUnicode_New reads only the kind from it */
     PyObject *u = PyUnicode_New((Py_ssize_t)(prefix + rest), maxc);
     if (!u) {
-        PyMem_Free(tmp);
+        scratch_give(tmp, tmp_size);
         return NULL;
     }
     int kind = PyUnicode_KIND(u);
@@ -201,7 +233,7 @@ static PyObject *decode_with_handler(const fast_path *fp, const uint8_t *s, size
     Py_ssize_t o = 0;
     if (a > 0) o = transcode(fp, kind, s, a, 0, data, 0, prefix);
     if (o != (Py_ssize_t)prefix) {
-        PyMem_Free(tmp);
+        scratch_give(tmp, tmp_size);
         Py_DECREF(u);
         raise_changed();
         return NULL;
@@ -215,7 +247,7 @@ static PyObject *decode_with_handler(const fast_path *fp, const uint8_t *s, size
     } else {
         memcpy((uint32_t *)data + prefix, tmp, rest * 4);
     }
-    PyMem_Free(tmp);
+    scratch_give(tmp, tmp_size);
     return u;
 }
 
@@ -427,7 +459,8 @@ static PyObject *fast_decode_corrected(PyObject *self, PyObject *args, PyObject 
         return PyErr_NoMemory();
     }
     /* every token is at least one byte and gives at most one code point per byte */
-    uint32_t *buf = PyMem_Malloc(n ? n * 4 : 4);
+    size_t buf_size;
+    uint32_t *buf = scratch_take(n * 4, &buf_size);
     if (!buf) {
         PyBuffer_Release(&view);
         return PyErr_NoMemory();
@@ -463,7 +496,7 @@ static PyObject *fast_decode_corrected(PyObject *self, PyObject *args, PyObject 
     }
     result = u32_array(buf, o);
 done:
-    PyMem_Free(buf);
+    scratch_give(buf, buf_size);
     PyBuffer_Release(&view);
     return result;
 }
