@@ -58,3 +58,18 @@ fuzz-instrumented: setup
 # Regenerate corpus/seeds and fuzz/utf8.dict from utf8fuzz.engine.boundaries.
 fuzz-seeds: setup
 	$(PY) -m utf8fuzz.engine.boundaries .
+
+# The fast path's tests under AddressSanitizer and UndefinedBehaviorSanitizer: the
+# extension built with gcc -fsanitize=address,undefined into a copy of the package
+# under build/asan (the tree's own build is left alone), libasan preloaded since
+# python itself is not instrumented. Any UB report aborts the test run.
+ASAN := build/asan
+.PHONY: asan-test
+asan-test: setup
+	rm -rf $(ASAN) && mkdir -p $(ASAN) && cp -r src/utf8fuzz $(ASAN)/ && rm -f $(ASAN)/utf8fuzz/fast/*.so
+	CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g" \
+	  LDFLAGS="-fsanitize=address,undefined" \
+	  $(PY) setup.py -q build_ext --build-temp $(ASAN)/tmp --build-lib $(ASAN)
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 UTF8FUZZ_EXPECT_SANITIZED=$(ASAN) \
+	  LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" PYTHONPATH=$(ASAN) \
+	  $(PY) -m pytest -q -p no:cacheprovider tests/fast

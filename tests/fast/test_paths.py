@@ -65,3 +65,13 @@ def test_environment_variable_naming_an_unusable_path_fails_clearly(value: str) 
     # ... and the decoder registry reports it in one line instead of failing.
     r = _run(value, "from utf8fuzz.decoders import fast as a; print(a.discover()[0].reason)")
     assert r.returncode == 0 and f"UTF8FUZZ_FAST_PATH={value}" in r.stdout
+
+
+@pytest.mark.skipif(not os.environ.get("UTF8FUZZ_EXPECT_SANITIZED"),
+                    reason="only under make asan-test")
+def test_sanitized_build_is_the_one_under_test() -> None:
+    """make asan-test must not silently test the tree's uninstrumented build."""
+    from utf8fuzz.fast import _fast
+
+    want = Path(os.environ["UTF8FUZZ_EXPECT_SANITIZED"]).resolve()
+    assert want in Path(_fast.__file__).resolve().parents
