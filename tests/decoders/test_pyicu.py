@@ -24,15 +24,30 @@ def test_unicode_example():
     assert FOUND["pyicu:replace"].decode(EXAMPLE).view("replace") == EXAMPLE_REPLACE
 
 
-def test_position_is_searched_in_the_message_and_the_end_with_replace_mode():
+def test_end_is_searched_with_replace_mode():
+    # F1 80 80 is the longest piece PyICU's replace mode makes one U+FFFD
+    assert FOUND["pyicu"].error_end(EXAMPLE, 1) == 4
+
+
+@pytest.mark.parametrize(
+    ("hexin", "raw", "searched"),
+    [
+        ("61 F1 80 80", 1, 1),  # here the message happens to be right
+        ("EF 90 80 80", 2, 3),  # U+F400 then a lone 80: the message says 2
+        ("F0 9F 98 80 F0", 0, 4),  # U+1F600 then a cut F0: the message says 0
+    ],
+)
+def test_start_is_searched_not_read_from_the_message(hexin, raw, searched):
     import icu
 
+    data = bytes.fromhex(hexin)
     with pytest.raises(ValueError) as e:
-        icu.UnicodeString(EXAMPLE, "utf-8")
-    assert not hasattr(e.value, "start")  # not reported as an attribute...
-    assert pyicu.error_position(str(e.value)) == 1  # ...but named in the message
-    # the end: F1 80 80 is the longest piece PyICU's replace mode makes one U+FFFD
-    assert FOUND["pyicu"].error_end(EXAMPLE, 1) == 4
+        icu.UnicodeString(data, "utf-8")
+    assert not hasattr(e.value, "start")  # not reported as an attribute
+    assert pyicu.error_position(str(e.value)) == raw  # the library's raw value
+    out = FOUND["pyicu"].decode(data)
+    assert out.view("strict")[0] == searched == REF.decode(data).first_error[0]
+    assert out.provenance["reported_position"] == str(raw)
 
 
 @pytest.mark.parametrize("hexin", BOUNDARY.values(), ids=BOUNDARY.keys())

@@ -10,10 +10,15 @@ name                profile  shows
 ==================  =======  =======================================================
 
 PyICU's strict mode raises ``ValueError("'UTF-8' codec can't decode byte 0xf1 in
-position 1: reason code 1 ...")``: the position is not an attribute; it is
-*searched* in the message. The error's end is not in the message at all; it is
-searched with PyICU itself: the longest ``data[start:start+t]`` (t <= 4) that
-PyICU's replace mode turns into a single U+FFFD. The reason code is 1
+position 1: reason code 1 ...")``. That position cannot be trusted: for
+``EF 90 80 80`` (U+F400, then a lone 80 at byte 3) PyICU 2.17 says "byte 0x80 in
+position 2", and for ``F0 9F 98 80 F0`` it says position 0. So the error's start
+is *searched* with PyICU itself: UTF-8 synchronizes itself, so a prefix PyICU
+accepts is extended one sequence at a time (the shortest ``data[k:k+t]``,
+t <= 4, that it accepts) until none is accepted; that k is the start. The end is
+searched the same way: the longest ``data[start:start+t]`` (t <= 4) that PyICU's
+replace mode turns into a single U+FFFD. The message's own position is kept in
+the outcome's provenance as ``reported_position``. The reason code is 1
 (illegal) for truncated input too, so no reason view is claimed.
 
 PyICU's ``ignore`` mode substitutes U+FFFD like ``replace`` (PyICU 2.17 with
@@ -54,9 +59,28 @@ class PyIcu(Decoder):
         try:
             cps = self._text(data, None)
         except ValueError as e:
-            start = error_position(str(e))
-            return Outcome.partial(n, strict=(start, self.error_end(data, start)))
+            start = self.error_start(data)
+            prov = {**self.versions(), "reported_position": str(error_position(str(e)))}
+            return Outcome.partial(n, strict=(start, self.error_end(data, start)),
+                                   provenance=prov)
         return Outcome.partial(n, strict=None, spans=(), replace=cps, ignore=cps, escape=cps)
+
+    def _accepts(self, piece: bytes) -> bool:
+        try:
+            self._text(piece, None)
+        except ValueError:
+            return False
+        return True
+
+    def error_start(self, data: bytes) -> int:
+        k, n = 0, len(data)
+        while k < n:
+            t = next((t for t in range(1, min(4, n - k) + 1) if self._accepts(data[k : k + t])),
+                     0)
+            if not t:
+                return k
+            k += t
+        raise ValueError("PyICU rejected the input but accepts every sequence of it")
 
     def error_end(self, data: bytes, start: int) -> int:
         end = start + 1

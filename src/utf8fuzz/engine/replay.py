@@ -71,11 +71,15 @@ def _differs(recorded: Outcome, now: Outcome) -> str | None:
         except ViewUnavailable:
             continue
         if a != b:
-            return f"{v} view: recorded {_short(a)}, now {_short(b)}"
+            return f"{v} view: recorded {_short(v, a)}, now {_short(v, b)}"
     return None
 
 
-def _short(v: Any) -> str:
+def _short(view: str, v: Any) -> str:
+    if view == "strict":  # an error span, not code points
+        return "valid" if v is None else f"error [{v[0]},{v[1]})"
+    if view == "spans":
+        return " ".join(f"[{s},{e})" for s, e in v[:12]) or "no errors"
     if isinstance(v, tuple) and v and isinstance(v[0], int):
         return " ".join(f"U+{c:04X}" for c in v[:12]) + (" ..." if len(v) > 12 else "")
     if isinstance(v, tuple) and v and hasattr(v[0], "kind"):
@@ -139,8 +143,10 @@ def replay_entry(entry: Entry, extra: Sequence[Decoder] = ()) -> list[Verdict]:
         agrees = check_outcome(now, exp) is None
         msg = (f"behaviour of {name} changed on input {data.hex(' ').upper() or '(empty)'}: "
                f"{diff}. " + (f"Versions changed ({vtext}). " if changed else
-                              "Same versions as recorded. ")
-               + ("It now agrees with the reference (fixed upstream?): re-record the entry."
+                              "Same library versions as recorded, so its adapter changed. ")
+               + ("It now agrees with the reference: "
+                  + ("fixed upstream? " if changed else "")
+                  + "remove or re-record the entry."
                   if agrees else "It still disagrees with the reference, differently."))
         out.append(Verdict(name, "fail", msg))
 
