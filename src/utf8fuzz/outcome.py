@@ -130,10 +130,11 @@ class Outcome:
             raise ValueError(f"unknown view(s): {', '.join(sorted(unknown))}")
         norm: dict[str, Any] = {}
         for name, v in views.items():
+            # Adapters build these for every fuzz input: tuple() only when needed.
             if name in ("replace", "ignore", "escape"):
-                norm[name] = tuple(int(c) for c in v)
+                norm[name] = v if type(v) is tuple else tuple(v)
             elif name == "spans":
-                norm[name] = tuple((int(s), int(e)) for s, e in v)
+                norm[name] = tuple((s, e) if type(s) is int else (int(s), int(e)) for s, e in v)
             elif name == "strict":
                 norm[name] = None if v is None else (int(v[0]), int(v[1]))
             else:

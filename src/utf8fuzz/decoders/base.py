@@ -67,8 +67,17 @@ class Decoder(ABC):
                 len(data), "crash", f"{type(e).__name__}: {e}"[:500], self.versions()
             )
         if not out.provenance:
-            object.__setattr__(out, "provenance", self.versions())
+            object.__setattr__(out, "provenance", self._provenance())
         return out
+
+    def _provenance(self) -> dict[str, str]:
+        # versions() of most adapters never change while the process lives, and
+        # decode() runs for every fuzz input: ask once. Adapters whose versions can
+        # change (the fast path's forced code path) put provenance on the outcome.
+        cached: dict[str, str] | None = self.__dict__.get("_cached_versions")
+        if cached is None:
+            cached = self.__dict__["_cached_versions"] = self.versions()
+        return cached
 
     def decode_many(self, inputs: Sequence[bytes]) -> list[Outcome]:
         """Decode several inputs, in order. Optional: out-of-process adapters (node,

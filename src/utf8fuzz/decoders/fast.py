@@ -75,15 +75,21 @@ class _Fast(Decoder):
 
     def __init__(self, fast: Any) -> None:
         self._fast = fast
+        self._versions: dict[tuple[str, str], dict[str, str]] = {}
 
     def versions(self) -> dict[str, str]:
         info = self._fast.info()
-        feats = " ".join(k for k, v in sorted(info["cpu"].items()) if v)
-        return {
-            "utf8fuzz": __version__,
-            "path": f"{info['selected']} ({info['mode']}; scalar under {info['short_input']} B)",
-            "cpu": feats or "none detected",
-        }
+        key = (info["selected"], info["mode"])
+        cached = self._versions.get(key)  # called for every outcome: format once per path
+        if cached is None:
+            feats = " ".join(k for k, v in sorted(info["cpu"].items()) if v)
+            cached = self._versions[key] = {
+                "utf8fuzz": __version__,
+                "path": f"{info['selected']} ({info['mode']}; "
+                        f"scalar under {info['short_input']} B)",
+                "cpu": feats or "none detected",
+            }
+        return dict(cached)
 
     # -- the per-profile parts --------------------------------------------------
     def _strict(self, data: bytes) -> tuple[tuple[int, int] | None, str | None]:
@@ -103,19 +109,20 @@ class _Fast(Decoder):
     # -- shared -------------------------------------------------------------------
     def run(self, data: bytes) -> Outcome:
         strict, reason = self._strict(data)
+        # Tuples throughout, as Outcome's views are, so plain == compares them.
         views: dict[str, Any] = {
             "strict": strict,
             "reason": reason,
-            "spans": [tuple(s) for s in self._spans(data)],
-            "replace": self._decode(data, "replace"),
-            "ignore": self._decode(data, "ignore"),
-            "escape": self._decode(data, "surrogateescape"),
+            "spans": tuple(tuple(s) for s in self._spans(data)),
+            "replace": tuple(self._decode(data, "replace")),
+            "ignore": tuple(self._decode(data, "ignore")),
+            "escape": tuple(self._decode(data, "surrogateescape")),
         }
         prov = self.versions()
         toks = self._tokens(data, views["spans"], views["replace"])
         if toks is not None:
-            out = Outcome.from_tokens(toks, len(data), prov, data=data)
-            if all(_same(out.view(v), views[v]) for v in views):
+            out = Outcome.from_tokens(toks, len(data), prov, data=data, check=False)
+            if all(out.view(v) == views[v] for v in views):
                 return out
         return Outcome.partial(len(data), provenance=prov, **views)
 
@@ -155,12 +162,6 @@ class _Fast(Decoder):
         return reason or "illegal"
 
 
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
-
-
 class FastUnicode(_Fast):
     name = "fast:unicode"
     profile = "unicode"
@@ -185,7 +186,7 @@ class FastUnicode(_Fast):
         return None, None
 
     def _decode(self, data: bytes, errors: str) -> list[int]:
-        return [ord(c) for c in self._fast.decode(data, errors)]
+        return list(map(ord, self._fast.decode(data, errors)))
 
     def _spans(self, data: bytes) -> list[tuple[int, int]]:
         return self._fast.error_spans(data)  # type: ignore[no-any-return]

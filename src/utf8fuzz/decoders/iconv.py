@@ -52,6 +52,7 @@ def _libc() -> ctypes.CDLL:
     return libc
 
 
+@cache
 def libc_version() -> str:
     try:
         f = _libc().gnu_get_libc_version
@@ -70,6 +71,7 @@ class Iconv(Decoder):
         if self._cd in (None, _FAIL):
             raise OSError(f"iconv_open({target}, UTF-8) failed")
         self.last_raw: tuple[int, str | None] = (0, None)
+        self._dst = ctypes.create_string_buffer(1024)
 
     def versions(self) -> dict[str, str]:
         return {"libc": libc_version(), "iconv": f"UTF-8 to {self.target}"}
@@ -78,15 +80,21 @@ class Iconv(Decoder):
         """One ``iconv()`` over ``data``: (bytes consumed, errno name or None, output)."""
         libc, n = _libc(), len(data)
         room = 8 * n + 16  # 6-byte forms to UCS-4 still fit: 4 bytes out per byte in
-        src, dst = ctypes.create_string_buffer(data, n + 1), ctypes.create_string_buffer(room)
-        s, sl = ctypes.c_void_p(ctypes.addressof(src)), ctypes.c_size_t(n)
+        # In the fuzz loop this runs for every input: read the bytes object in place
+        # (iconv only reads its source) and reuse one output buffer.
+        src = ctypes.c_char_p(data)
+        src_addr = ctypes.cast(src, ctypes.c_void_p).value or 0
+        if len(self._dst) < room:
+            self._dst = ctypes.create_string_buffer(max(room, 2 * len(self._dst)))
+        dst = self._dst
+        s, sl = ctypes.c_void_p(src_addr), ctypes.c_size_t(n)
         d, dl = ctypes.c_void_p(ctypes.addressof(dst)), ctypes.c_size_t(room)
         libc.iconv(self._cd, None, None, None, None)  # back to the initial state
         r = libc.iconv(self._cd, ctypes.byref(s), ctypes.byref(sl), ctypes.byref(d),
                        ctypes.byref(dl))
         err = ctypes.get_errno() if r == _FAIL else 0
-        consumed = (s.value or 0) - ctypes.addressof(src)
-        out = dst.raw[: (d.value or 0) - ctypes.addressof(dst)]
+        consumed = (s.value or src_addr) - src_addr
+        out = ctypes.string_at(dst, (d.value or 0) - ctypes.addressof(dst))
         if r == _FAIL and err not in (errno.EILSEQ, errno.EINVAL):
             raise OSError(err, f"iconv: {errno.errorcode.get(err, err)}")
         return consumed, (errno.errorcode[err] if r == _FAIL else None), out
@@ -113,6 +121,8 @@ class Iconv(Decoder):
             # with the naive RFC 2279 table, which covers all of them.
             return tuple(t.value for t in decode_tokens(out, get_profile("legacy")))  # type: ignore[misc]
         order = "little" if self.target.endswith("LE") else sys.byteorder  # WCHAR_T: host
+        if order == sys.byteorder:
+            return tuple(memoryview(out).cast("I"))
         return tuple(int.from_bytes(out[i : i + 4], order) for i in range(0, len(out), 4))
 
     def close(self) -> None:
