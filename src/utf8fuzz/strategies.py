@@ -113,6 +113,10 @@ def block_boundary_inputs(draw: st.DrawFn, profile: str = "unicode") -> bytes:
     pad = draw(st.sampled_from((b"A", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80")))
     head = pad * (at // len(pad)) + b"A" * (at % len(pad))  # whole characters only
     tail = draw(st.binary(max_size=8)) if draw(st.booleans()) else b"A" * draw(st.integers(0, 17))
+    if tail[:1] and 0x80 <= tail[0] <= 0xBF:
+        # A continuation byte could complete a truncated snippet (F0 BE BF + 80 is
+        # well-formed); the point of the input is a bad sequence at the boundary.
+        tail = b"A" + tail
     return head + bad + tail
 
 

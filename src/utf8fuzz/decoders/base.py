@@ -12,6 +12,8 @@ Modelled on cryptofuzz's modules. A decoder is anything that turns bytes into an
                 a view it cannot show is "unsupported", never a difference;
 * ``incremental`` True when it decodes in chunks (its differences from the
                 one-shot reference are classed "incremental differs from one-shot");
+* ``spec``      for a plug-in, the ``module:attr[@profile][+options]`` it was loaded
+                from, so a corpus entry can load it again by more than its name;
 * ``own``       True for this project's decoders (references, fast path): the
                 regression corpus requires them to agree with the reference,
                 while external decoders must only keep their recorded behaviour.
@@ -50,6 +52,7 @@ class Decoder(ABC):
     shows: frozenset[str] = frozenset()
     incremental: bool = False
     own: bool = False
+    spec: str | None = None
 
     @abstractmethod
     def run(self, data: bytes) -> Outcome:

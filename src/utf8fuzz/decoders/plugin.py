@@ -140,10 +140,11 @@ def load(spec: str) -> Decoder:
     """The decoder a user named on the command line (isolated unless +inprocess)."""
     target, profile, options = parse_spec(spec)
     dec = _inprocess(target, profile)
-    if "inprocess" in options:
-        return dec
-    timeout = float(options.get("timeout") or DEFAULT_TIMEOUT)
-    return IsolatedDecoder(target, profile, dec, timeout=timeout)
+    if "inprocess" not in options:
+        timeout = float(options.get("timeout") or DEFAULT_TIMEOUT)
+        dec = IsolatedDecoder(target, profile, dec, timeout=timeout)
+    dec.spec = spec
+    return dec
 
 
 # -- in-process shapes ----------------------------------------------------------------

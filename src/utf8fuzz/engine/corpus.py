@@ -274,6 +274,8 @@ def build_sidecar(
             outcomes[name] = {"profile": d.profile, "policy": d.policy, "own": bool(d.own),
                               "incremental": bool(d.incremental), "shows": sorted(d.shows),
                               "versions": d.versions(), "outcome": out.to_json()}
+            if getattr(d, "spec", None):  # a plug-in: how to load it again
+                outcomes[name]["spec"] = d.spec
     data = result.data
     return {
         "format": FORMAT,

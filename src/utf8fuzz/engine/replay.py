@@ -113,7 +113,7 @@ def replay_entry(entry: Entry, extra: Sequence[Decoder] = ()) -> list[Verdict]:
     for name, rec in sorted(side["outcomes"].items()):
         if name == ref_name:
             continue
-        d = _resolve(name)
+        d = _resolve(rec.get("spec") or name)  # a plug-in is loaded by its spec
         if isinstance(d, str):
             out.append(Verdict(name, "skip", f"{name} is not available here: {d}"))
             continue
