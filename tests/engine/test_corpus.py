@@ -78,3 +78,22 @@ def test_concurrent_writers_lose_nothing_and_corrupt_nothing(tmp_path):
             "unicode/crash/shared/w") + ".json")).read_text())
     assert len(bytes.fromhex(shared["input"])) == 1  # converged on the shortest
     assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_prune_removes_what_no_longer_reproduces_and_keeps_the_rest(tmp_path):
+    from utf8fuzz.decoders import plugin
+
+    d = plugin.load("tests.engine.planted:PLANTED_C080+inprocess")
+    (x,) = find(tmp_path, d, b"\xc0\x80").found
+    find(tmp_path, planted_truncated4(), b"\xf0\x9f\x98A")  # not loadable by name: kept
+    assert corpus.prune(tmp_path, dry_run=True) == []  # everything still reproduces
+    side = json.loads(x.path.read_text())
+    assert side["outcomes"][d.name]["spec"] == "tests.engine.planted:PLANTED_C080+inprocess"
+    side["outcomes"][d.name]["spec"] = "codec:utf-8+inprocess"  # as if the bug were fixed
+    x.path.write_text(json.dumps(side))
+    (gone,) = corpus.prune(tmp_path)
+    assert gone.signature == side["signature"]
+    assert not x.path.exists() and not (tmp_path / side["file"]).exists()
+    entries, problems = corpus.load(tmp_path)
+    assert [e.sidecar["decoders"] for e in entries] == [["planted:swallows-after-truncated4"]]
+    assert not problems

@@ -114,3 +114,28 @@ def test_assert_agree_raises_one_class_per_signature():
         assert_agree(d.run(b"A\xc0\x80"))
     assert type(a.value) is not type(b.value)
     assert type(a.value) is type(c.value)
+
+
+class IgnoreSubstitutes(Decoder):
+    """A planted bug PyICU 2.17 really has: its "ignore" mode writes U+FFFD per
+    error, as replace does. Shows only the ignore view (no offsets)."""
+
+    name, shows = "planted:ignore-substitutes", frozenset({"ignore"})
+
+    def run(self, data):
+        return Outcome.partial(len(data), ignore=tuple(map(ord, data.decode("utf-8", "replace"))))
+
+
+@pytest.mark.parametrize("hexin", ["C2 41", "C2 41 EF BF BD", "41 C2 EF BF BD 41"])
+def test_one_ignore_bug_gets_one_signature_whatever_else_the_input_holds(hexin):
+    # A literal U+FFFD (EF BF BD) later in the input must not move the blame off
+    # the C2 that got output onto a character after it.
+    assert sigs([IgnoreSubstitutes()], hexin) == [
+        "unicode/accepts-ill-formed/incomplete-2-byte-sequence/planted:ignore-substitutes"]
+
+
+def test_inserted_value_that_looks_like_a_literal_replacement_character():
+    # F1 then a literal U+FFFD: the inserted U+FFFD lines up with the literal one
+    # first; the alignment still blames F1.
+    assert sigs([IgnoreSubstitutes()], "F1 EF BF BD 41") == [
+        "unicode/accepts-ill-formed/incomplete-4-byte-sequence/planted:ignore-substitutes"]

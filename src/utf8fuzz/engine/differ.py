@@ -359,15 +359,45 @@ class _Ref:
         x = theirs[k] if k < len(theirs) else None
         detail = (f"output {k}: reference {_cp(mine[k] if k < len(mine) else None)}, "
                   f"decoder {_cp(x)}")
+        inserted = self._inserted_at(theirs)
+        if inserted is not None:
+            return ("accepts-ill-formed", inserted, "ignore", detail)
         if k >= len(mine):
             return ("accepts-ill-formed", self.last_error(), "ignore", detail)
         idx = chars[k]
         if x is None or (k + 1 < len(mine) and mine[k + 1] == x):
             return ("rejects-well-formed", idx, "ignore", detail)
-        if theirs[k + 1 : k + 2] == mine[k : k + 1]:
-            before = idx - 1 if idx > 0 and self.tokens[idx - 1].kind != "char" else idx
-            return ("accepts-ill-formed", before, "ignore", detail)
         return ("different-code-point", idx, "ignore", detail)
+
+    def _inserted_at(self, theirs: tuple[int, ...]) -> int | None:
+        """If ``theirs`` is the reference's characters in order with extra values only
+        where the reference has errors (a decoder that keeps something for an error
+        the ignore view drops), the index of the first error token that got some.
+
+        An alignment, not a first-mismatch guess: with a literal U+FFFD in the input,
+        an inserted U+FFFD can line up with it and make the mismatch appear later, at
+        a character that is not to blame. ``reach`` maps each output position an
+        alignment can reach to the earliest insertion on the way (None: none yet).
+        Bounded: the ignore view is compared on fuzz-sized inputs."""
+        n = len(theirs)
+        if n * len(self.tokens) > 250_000:
+            return None
+        never = len(self.tokens)
+        reach: dict[int, int | None] = {0: None}
+        for t, tok in enumerate(self.tokens):
+            nxt: dict[int, int | None] = {}
+            for p, first in reach.items():
+                if tok.kind == "char":
+                    if p < n and theirs[p] == tok.value:
+                        _keep(nxt, p + 1, first, never)
+                    continue
+                _keep(nxt, p, first, never)
+                for q in range(p + 1, n + 1):
+                    _keep(nxt, q, t if first is None else first, never)
+            reach = nxt
+            if not reach:
+                return None
+        return reach.get(n)
 
     def _escape(self, theirs: tuple[int, ...]) -> Found:
         owner: list[int] = []
@@ -389,6 +419,14 @@ class _Ref:
         else:
             klass = "different-replacement" if x is None or x_err else "accepts-ill-formed"
         return (klass, i, "escape", detail)
+
+
+def _keep(d: dict[int, int | None], pos: int, first: int | None, never: int) -> None:
+    """Record that output position ``pos`` is reachable, keeping the earliest insertion."""
+    old = d.get(pos, never)
+    if pos not in d or (first if first is not None else never) < (
+            old if old is not None else never):
+        d[pos] = first
 
 
 def _prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
