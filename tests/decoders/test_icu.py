@@ -83,3 +83,22 @@ def test_long_input_and_empty_input():
     out = UTF8[0].decode(data)
     assert out.view("spans") == ((len(data) - 1, len(data)),)
     assert UTF8[0].decode(b"").view("tokens") == ()
+
+
+@pytest.mark.parametrize(
+    "hexin", ["ED A0 BF BF ED B0 80", "ED A0 BD 41 ED B8 80", "ED A0 BD ED B8 80"])
+def test_cesu8_surrogates_are_not_paired_across_an_error(hexin):
+    # ICU's CESU-8 converter passes a lone surrogate through. The adapter skips
+    # errors, so the UTF-16 it reads has no U+FFFD between two lone surrogates;
+    # they must still not be paired. PyICU's replace mode, a second surface of
+    # the same ICU, is the witness.
+    icu_py = pytest.importorskip("icu")
+    data = bytes.fromhex(hexin)
+    witness = [ord(c) for c in str(icu_py.UnicodeString(data, "CESU-8", "replace"))]
+    for dec in [d for d in FOUND if d.name.endswith("cesu8")]:
+        out = dec.decode(data)
+        assert out.ok, out.detail
+        if dec.versions()["icu"].split(".")[0] == icu_py.ICU_VERSION.split(".")[0]:
+            assert out.codepoints() == witness
+        else:  # the bundled ICU: not the one PyICU links, so only the shape
+            assert len(out.codepoints()) == len(witness)

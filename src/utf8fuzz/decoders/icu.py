@@ -33,6 +33,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import glob
+import itertools
 import os
 import re
 from collections.abc import Callable
@@ -138,6 +139,9 @@ class IcuConverter(Decoder):
         code = perr[0]
         self._events.append((start, end, "truncated" if code == U_TRUNCATED_CHAR_FOUND
                              else "illegal"))
+        # Where the output stood at this error: UTF-16 units on either side of it
+        # must not be paired (a lone D83F, an error, a lone DC00 is not U+1FC00).
+        self._cuts.append((args.contents.target or self._dst_base) - self._dst_base)
         perr[0] = U_ZERO_ERROR  # skip: nothing written, go on
 
     def versions(self) -> dict[str, str]:
@@ -150,6 +154,7 @@ class IcuConverter(Decoder):
         dst = (ctypes.c_uint16 * (n + 8))()
         self._base, self._data, self._events, self._mismatch = (
             ctypes.addressof(src), data, [], None)
+        self._dst_base, self._cuts = ctypes.addressof(dst), []
         s = ctypes.c_void_p(ctypes.addressof(src))
         t = ctypes.c_void_p(ctypes.addressof(dst))
         err = ctypes.c_int(0)
@@ -161,7 +166,10 @@ class IcuConverter(Decoder):
         if self._mismatch:
             raise TilingError(self._mismatch)
         units = ctypes.string_at(dst, (t.value or 0) - ctypes.addressof(dst))
-        toks = tile(data, utf16_codepoints(units), self._events, encode=self.encode)
+        cps: list[int] = []
+        for a, b in itertools.pairwise([0, *self._cuts, len(units)]):
+            cps += utf16_codepoints(units[a:b])
+        toks = tile(data, cps, self._events, encode=self.encode)
         return Outcome.from_tokens(toks, n, self.versions(), data=data)
 
     def close(self) -> None:
