@@ -18,6 +18,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from utf8fuzz import decoders
+    from utf8fuzz.outcome import VIEWS
 
     found, missing = decoders.discover_all()
     if args.json:
@@ -27,12 +28,26 @@ def run(args: argparse.Namespace) -> int:
         }, indent=2, sort_keys=True))
         return 0
     table = Table(title="decoders available here")
-    for col in ("decoder", "profile", "policy", "shows", "versions"):
-        table.add_column(col)
+    table.add_column("decoder", overflow="fold", no_wrap=False, min_width=18)
+    table.add_column("profile", overflow="fold")
+    table.add_column("policy", overflow="fold")
+    table.add_column("shows", overflow="fold")
+    table.add_column("versions", overflow="fold")
+    # The references differ only by policy: one row per profile keeps the table short.
+    refs: dict[str, list[str]] = {}
     for d in found:
+        if d.name.startswith("ref:"):
+            refs.setdefault(d.profile, []).append(d.policy)
+    for profile, policies in refs.items():
+        table.add_row(Text(f"ref:{profile}:*"), Text(profile), Text(", ".join(policies)),
+                      Text("every view"), Text("utf8fuzz (spec transcription)"))
+    every = frozenset(VIEWS)
+    for d in found:
+        if d.name.startswith("ref:"):
+            continue
         vers = ", ".join(f"{k} {v}" for k, v in d.versions().items() if k != "spec")
-        table.add_row(*(Text(x) for x in (d.name, d.profile, d.policy, " ".join(sorted(d.shows)),
-                                         vers)))
+        shows = "every view" if d.shows >= every else " ".join(v for v in VIEWS if v in d.shows)
+        table.add_row(*(Text(x) for x in (d.name, d.profile, d.policy, shows, vers)))
     console = Console()
     console.print(table)
     for u in missing:
