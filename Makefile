@@ -24,7 +24,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml setup.py $(wildcard src/utf8fuzz/fast/*.c src/utf8fuzz/fast/*.h) scripts/system-deps.sh
 	bash scripts/system-deps.sh
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q --upgrade pip "setuptools>=77" wheel  # asan-test builds with the venv's setuptools
 	$(PY) -m pip install -q -e '.[test,peers,fuzz]'
 	touch $(STAMP)
 
