@@ -9,6 +9,11 @@ each *new* signature is minimized and saved to the corpus right away, atomically
 ``-jobs``/``-fork`` workers share one corpus safely. A one-line JSON record of each
 new entry is appended to ``$UTF8FUZZ_FOUND_LOG`` when set (``utf8fuzz fuzz`` reads it).
 
+Coverage. libFuzzer is told which rows of each profile's table, which error
+shapes and which neighbours the references met (:mod:`utf8fuzz.engine.coverage`);
+the references themselves run uninstrumented, which doubles the executions per
+second. ``UTF8FUZZ_INSTRUMENT=1`` instruments their bytecode as well.
+
 Environment:
 
 ``UTF8FUZZ_DECODERS``  JSON list of decoder specs (names, globs, module:attr[@profile]);
@@ -16,6 +21,7 @@ Environment:
 ``UTF8FUZZ_CORPUS``    corpus directory (default ``corpus``)
 ``UTF8FUZZ_FOUND_LOG`` optional JSON-lines file of new entries
 ``UTF8FUZZ_MINIMIZE_SECONDS`` per new signature (default 10)
+``UTF8FUZZ_INSTRUMENT``  ``1``: instrument the references' bytecode too
 """
 
 from __future__ import annotations
@@ -48,12 +54,29 @@ def select(specs: Sequence[str] | None, profiles: Sequence[str] | None) -> list:
     return chosen
 
 
+def instrument_references() -> None:
+    """With ``UTF8FUZZ_INSTRUMENT=1``, instrument the reference decoders' bytecode
+    for coverage (as Atheris instruments Python), on top of the table coverage."""
+    if os.environ.get("UTF8FUZZ_INSTRUMENT") != "1":
+        return
+    import atheris
+
+    from utf8fuzz import policies
+    from utf8fuzz.profiles import table
+
+    for fn in (policies.decode_tokens, table.Profile.is_prefix, table.Row.value,
+               table.bits_value):
+        atheris.instrument_func(fn)
+
+
 def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
          mode: str = "all") -> None:
     import atheris
 
+    from utf8fuzz.engine.coverage import TableCoverage
     from utf8fuzz.engine.finder import Finder
     from utf8fuzz.engine.mutator import make_custom_mutator
+    from utf8fuzz.profiles import get_profile
 
     specs = json.loads(os.environ["UTF8FUZZ_DECODERS"]) if os.environ.get(
         "UTF8FUZZ_DECODERS") else None
@@ -70,10 +93,21 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
               "the oracle); nothing to compare", file=sys.stderr)
     consider = finder.consider
     found = finder.found
+    instrument_references()
+    tables = {key: get_profile(key[0]) for key in finder.differ.references}
+    covs: list[TableCoverage] = []  # made on the first input: libFuzzer is running then
 
     def test_one_input(data: bytes) -> None:
+        if not covs:
+            covs.append(TableCoverage(atheris._reserve_counter, atheris._trace_branch,
+                                      atheris.UpdateCounterArrays))
+        cov = covs[0]
         n = len(found)
-        consider(data)
+        res = consider(data)
+        for key, ref in res.references.items():
+            toks = res.outcomes[ref].tokens_
+            if toks is not None:
+                cov.feed(tables[key], data, toks)
         if len(found) != n and log:
             with open(log, "a", encoding="utf-8") as f:
                 for x in found[n:]:
