@@ -15,11 +15,29 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
+import pytest
 from hypothesis import strategies as st
 
 from utf8fuzz import fast
 
+#: The paths this CPU runs (the module asks the CPU): a new path joins by itself.
 PATHS: list[str] = list(fast.info()["available"])
+#: Every path the module knows, in order of preference, with the CPU feature whose
+#: absence keeps it from running (its other needs come with that one on real CPUs).
+ALL_PATHS = ("scalar", "sse2", "ssse3", "avx2", "avx512")
+NEEDS = {"ssse3": "SSSE3", "avx2": "AVX2", "avx512": "AVX-512BW"}
+
+
+def skip_reason(path: str) -> str:
+    if path not in fast.info()["built"]:
+        return f"the {path} path is not built into this module (not an x86-64 build)"
+    return f"this CPU has no {NEEDS.get(path, path)}"
+
+
+def path_params() -> list[Any]:
+    """Every path as a pytest parameter; one this CPU cannot run is skipped, saying why."""
+    return [pytest.param(p, id=p, marks=pytest.mark.skipif(p not in PATHS, reason=skip_reason(p)))
+            for p in ALL_PATHS]
 
 VALID_PIECES = [
     b"\xc2\x80", b"\xc3\xa9", b"\xd0\x96", b"\xdf\xbf", b"\xe0\xa0\x80", b"\xe4\xb8\xad",

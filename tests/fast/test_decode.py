@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import array
 import sys
+from functools import cache
 
 import pytest
-from _fastcases import boundary_inputs, cpython, each_path, length_inputs, mine, structured
+from _fastcases import (
+    PATHS,
+    boundary_inputs,
+    cpython,
+    forced,
+    length_inputs,
+    mine,
+    path_params,
+    structured,
+)
 from hypothesis import given, settings
 
 from utf8fuzz import fast
@@ -14,29 +24,35 @@ from utf8fuzz import fast
 HANDLERS = ("strict", "replace", "ignore", "surrogateescape")
 
 
-def _check_all_paths(inputs: tuple[bytes, ...]) -> None:
-    expected = {(d, h): cpython(d, h) for d in inputs for h in HANDLERS}
-    for path in each_path():
+expected = cache(cpython)  # computed once, compared on every path
+
+
+def _check(inputs: tuple[bytes, ...], path: str) -> None:
+    with forced(path):
         for d in inputs:
             for h in HANDLERS:
-                got = mine(d, h)
-                assert got == expected[d, h], (path, h, d.hex())
+                got, want = mine(d, h), expected(d, h)
+                assert got == want, (path, h, d.hex())
                 if got[0] == "ok":  # same PEP 393 kind and size, not just equal text
-                    assert sys.getsizeof(got[1]) == sys.getsizeof(expected[d, h][1])
+                    assert sys.getsizeof(got[1]) == sys.getsizeof(want[1])
 
 
-def test_boundary_inputs_match_cpython_on_every_path() -> None:
-    _check_all_paths(boundary_inputs())
+@pytest.mark.parametrize("path", path_params())
+def test_boundary_inputs_match_cpython(path: str) -> None:
+    _check(boundary_inputs(), path)
 
 
-def test_every_length_0_to_200_matches_cpython_on_every_path() -> None:
-    _check_all_paths(length_inputs())
+@pytest.mark.parametrize("path", path_params())
+def test_every_length_0_to_200_matches_cpython(path: str) -> None:
+    _check(length_inputs(), path)
 
 
 @settings(max_examples=300, deadline=None)
 @given(structured())
-def test_structured_inputs_match_cpython_on_every_path(data: bytes) -> None:
-    _check_all_paths((data,))
+def test_structured_inputs_match_cpython(data: bytes) -> None:
+    # every path on each example: generating examples costs more than checking them
+    for path in PATHS:
+        _check((data,), path)
 
 
 @pytest.mark.parametrize(
@@ -88,11 +104,12 @@ def test_keyword_arguments() -> None:
     assert fast.decode(data=b"\xffa", errors="replace") == "\ufffda"
 
 
+@pytest.mark.parametrize("path", path_params())
 @pytest.mark.parametrize("filler", ["a", "é", "Ж", "中", "😀", "aé中😀 "])
-def test_large_inputs_match_cpython(filler: str) -> None:
+def test_large_inputs_match_cpython(filler: str, path: str) -> None:
     data = (filler * (1 << 20))[: 1 << 19].encode()
-    for path in each_path():
-        assert fast.decode(data) == data.decode(), path
-        noisy = bytearray(data)
-        noisy[100_000 :: 50_000] = b"\xff" * len(noisy[100_000 :: 50_000])
-        assert mine(bytes(noisy), "replace") == cpython(bytes(noisy), "replace"), path
+    noisy = bytearray(data)
+    noisy[100_000 :: 50_000] = b"\xff" * len(noisy[100_000 :: 50_000])
+    with forced(path):
+        assert fast.decode(data) == data.decode()
+        assert mine(bytes(noisy), "replace") == cpython(bytes(noisy), "replace")

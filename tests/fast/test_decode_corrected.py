@@ -11,7 +11,7 @@ import array
 from functools import cache
 
 import pytest
-from _fastcases import each_path, placed
+from _fastcases import PATHS, forced, path_params, placed
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,6 +35,7 @@ def inputs() -> tuple[bytes, ...]:
     return placed(VALID + INVALID, FILLERS) + lengths
 
 
+@cache
 def expected(data: bytes) -> dict[str, object]:
     o = utf8fuzz.decode(data, "corrected")
     return {
@@ -62,22 +63,24 @@ def got(data: bytes) -> dict[str, object]:
     return r
 
 
-def _check(data_list: tuple[bytes, ...]) -> None:
-    exp = {d: expected(d) for d in data_list}
-    for path in each_path():
+def _check(data_list: tuple[bytes, ...], path: str) -> None:
+    with forced(path):
         for d in data_list:
-            assert got(d) == exp[d], (path, d.hex())
+            assert got(d) == expected(d), (path, d.hex())
 
 
-def test_boundaries_and_every_length_0_to_200() -> None:
-    _check(inputs())
+@pytest.mark.parametrize("path", path_params())
+def test_boundaries_and_every_length_0_to_200(path: str) -> None:
+    _check(inputs(), path)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(VALID + INVALID + FILLERS), st.binary(max_size=6),
                           st.integers(1, 70).map(lambda n: b"z" * n)), max_size=30).map(b"".join))
 def test_structured_inputs(data: bytes) -> None:
-    _check((data,))
+    # every path on each example: generating examples costs more than checking them
+    for path in PATHS:
+        _check((data,), path)
 
 
 def test_examples() -> None:
@@ -98,8 +101,14 @@ def test_handlers() -> None:
         fast.decode_corrected("text")  # type: ignore[arg-type]
 
 
-def test_large_input() -> None:
+@pytest.mark.parametrize("path", path_params())
+def test_large_input(path: str) -> None:
+    text, data = _large()
+    with forced(path):
+        assert list(fast.decode_corrected(data)) == [ord(c) for c in text]
+
+
+@cache
+def _large() -> tuple[str, bytes]:
     text = "The quick 中文 Ж é 😀 " * 20000
-    data = utf8fuzz.encode(text, "corrected")
-    for path in each_path():
-        assert list(fast.decode_corrected(data)) == [ord(c) for c in text], path
+    return text, utf8fuzz.encode(text, "corrected")

@@ -2,33 +2,43 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
-from _fastcases import boundary_inputs, each_path, length_inputs, structured
+from _fastcases import PATHS, boundary_inputs, forced, length_inputs, path_params, structured
 from hypothesis import given, settings
 
 import utf8fuzz
 from utf8fuzz import fast
 
 
-def _check(inputs: tuple[bytes, ...]) -> None:
-    expected = {d: utf8fuzz.decode(d).error_spans for d in inputs}
-    for path in each_path():
+@cache
+def expected(d: bytes) -> list[tuple[int, int]]:
+    return utf8fuzz.decode(d).error_spans
+
+
+def _check(inputs: tuple[bytes, ...], path: str) -> None:
+    with forced(path):
         for d in inputs:
-            assert fast.error_spans(d) == expected[d], (path, d.hex())
+            assert fast.error_spans(d) == expected(d), (path, d.hex())
 
 
-def test_boundary_inputs() -> None:
-    _check(boundary_inputs())
+@pytest.mark.parametrize("path", path_params())
+def test_boundary_inputs(path: str) -> None:
+    _check(boundary_inputs(), path)
 
 
-def test_every_length_0_to_200() -> None:
-    _check(length_inputs())
+@pytest.mark.parametrize("path", path_params())
+def test_every_length_0_to_200(path: str) -> None:
+    _check(length_inputs(), path)
 
 
 @settings(max_examples=300, deadline=None)
 @given(structured())
 def test_structured_inputs(data: bytes) -> None:
-    _check((data,))
+    # every path on each example: generating examples costs more than checking them
+    for path in PATHS:
+        _check((data,), path)
 
 
 def test_examples() -> None:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _fastcases import PATHS
+from _fastcases import ALL_PATHS, PATHS, path_params
 
 from utf8fuzz import fast
 
@@ -17,13 +17,23 @@ from utf8fuzz import fast
 def test_info_describes_paths_and_cpu() -> None:
     info = fast.info()
     assert info["selected"] in info["available"]
-    assert set(info["available"]) <= set(info["built"]) <= {"scalar", "sse2", "avx2", "avx512"}
+    assert set(info["available"]) <= set(info["built"]) <= set(ALL_PATHS)
     assert "scalar" in info["available"]
     assert isinstance(info["cpu"], dict)
     if sys.platform == "linux" and os.uname().machine == "x86_64":
+        assert set(ALL_PATHS) - {"avx512"} <= set(info["built"])
         assert "sse2" in info["available"] and info["cpu"]["sse2"]
-        cpu_avx2 = "avx2" in Path("/proc/cpuinfo").read_text().split()
-        assert ("avx2" in info["available"]) == cpu_avx2
+        # The kernel's view of the CPU, not the module's: a path joins the tests
+        # (PATHS) exactly when this CPU can run it.
+        flags = set(Path("/proc/cpuinfo").read_text().split())
+        assert ("ssse3" in info["available"]) == ("ssse3" in flags)
+        assert ("avx2" in info["available"]) == ({"avx2", "popcnt"} <= flags)
+        assert ("avx512" in info["available"]) == ({"avx512f", "avx512bw", "avx2"} <= flags)
+
+
+def test_auto_prefers_the_widest_path_this_cpu_runs() -> None:
+    fast.set_path("auto")
+    assert fast.info()["selected"] == [p for p in ALL_PATHS if p in PATHS][-1]
 
 
 def test_set_path_forces_and_restores() -> None:
@@ -38,8 +48,8 @@ def test_set_path_forces_and_restores() -> None:
 def test_set_path_refuses_unknown_and_unavailable_paths() -> None:
     with pytest.raises(ValueError, match="unknown code path"):
         fast.set_path("neon")
-    for p in {"scalar", "sse2", "avx2", "avx512"} - set(PATHS):
-        with pytest.raises(ValueError, match=p):
+    for p in set(ALL_PATHS) - set(PATHS):
+        with pytest.raises(ValueError, match=f"'{p}'"):
             fast.set_path(p)
 
 
@@ -49,7 +59,7 @@ def _run(env_value: str, code: str) -> subprocess.CompletedProcess[str]:
                           timeout=60)
 
 
-@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("path", path_params())
 def test_environment_variable_forces_a_path(path: str) -> None:
     r = _run(path, "import json; from utf8fuzz import fast; print(json.dumps(fast.info()))")
     assert r.returncode == 0, r.stderr
@@ -57,7 +67,7 @@ def test_environment_variable_forces_a_path(path: str) -> None:
     assert (info["selected"], info["mode"]) == (path, "forced")
 
 
-@pytest.mark.parametrize("value", ["neon", *sorted({"avx2", "avx512"} - set(PATHS))])
+@pytest.mark.parametrize("value", ["neon", *sorted(set(ALL_PATHS) - set(PATHS))])
 def test_environment_variable_naming_an_unusable_path_fails_clearly(value: str) -> None:
     r = _run(value, "from utf8fuzz import fast")
     assert r.returncode != 0

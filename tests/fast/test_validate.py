@@ -3,36 +3,54 @@ unicode reference's, which agree)."""
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
-from _fastcases import boundary_inputs, cpython, each_path, length_inputs, structured
+from _fastcases import (
+    PATHS,
+    boundary_inputs,
+    cpython,
+    forced,
+    length_inputs,
+    path_params,
+    structured,
+)
 from hypothesis import given, settings
 
 import utf8fuzz
 from utf8fuzz import fast
 
 
-def _check(inputs: tuple[bytes, ...]) -> None:
-    expected = {d: utf8fuzz.decode(d).first_error for d in inputs}
-    for d in inputs:  # the oracles agree with each other
-        c = cpython(d)
-        assert (None if c[0] == "ok" else (c[3], c[4])) == expected[d]
-    for path in each_path():
+@cache
+def expected(d: bytes) -> tuple[int, int] | None:
+    first = utf8fuzz.decode(d).first_error
+    c = cpython(d)  # the oracles agree with each other
+    assert (None if c[0] == "ok" else (c[3], c[4])) == first, d.hex()
+    return first
+
+
+def _check(inputs: tuple[bytes, ...], path: str) -> None:
+    with forced(path):
         for d in inputs:
-            assert fast.validate(d) == expected[d], (path, d.hex())
+            assert fast.validate(d) == expected(d), (path, d.hex())
 
 
-def test_boundary_inputs() -> None:
-    _check(boundary_inputs())
+@pytest.mark.parametrize("path", path_params())
+def test_boundary_inputs(path: str) -> None:
+    _check(boundary_inputs(), path)
 
 
-def test_every_length_0_to_200() -> None:
-    _check(length_inputs())
+@pytest.mark.parametrize("path", path_params())
+def test_every_length_0_to_200(path: str) -> None:
+    _check(length_inputs(), path)
 
 
 @settings(max_examples=300, deadline=None)
 @given(structured())
 def test_structured_inputs(data: bytes) -> None:
-    _check((data,))
+    # every path on each example: generating examples costs more than checking them
+    for path in PATHS:
+        _check((data,), path)
 
 
 def test_examples() -> None:

@@ -28,7 +28,7 @@
  * tests reach its tail handling. */
 #define SHORT_INPUT 64
 
-static const char *const PATH_NAMES[PATH_COUNT] = {"scalar", "sse2", "avx2", "avx512"};
+static const char *const PATH_NAMES[PATH_COUNT] = {"scalar", "sse2", "ssse3", "avx2", "avx512"};
 static const fast_path *g_path = &fast_scalar;
 static int g_path_id = PATH_SCALAR;
 static int g_forced = 0;
@@ -717,17 +717,20 @@ static int select_path(const char *name, PyObject *exc) {
     }
     int p = path_id(name);
     if (p < 0) {
-        PyErr_Format(exc, "unknown code path '%s': choose scalar, sse2, avx2, avx512 or auto",
+        PyErr_Format(exc,
+                     "unknown code path '%s': choose scalar, sse2, ssse3, avx2, avx512 or auto",
                      name);
         return -1;
     }
     if (!fast_simd_paths[p]) {
-        PyErr_Format(exc, "code path '%s' is not built into this module (not an x86-64 build%s)",
-                     name, p == PATH_AVX512 ? ", or no AVX-512 path was written" : "");
+        PyErr_Format(exc, "code path '%s' is not built into this module (not an x86-64 build)",
+                     name);
         return -1;
     }
     if (!fast_cpu_has(p)) {
-        PyErr_Format(exc, "code path '%s' needs CPU features this CPU lacks", name);
+        char missing[128];
+        PyErr_Format(exc, "code path '%s' needs CPU features this CPU lacks: %s", name,
+                     fast_cpu_missing(p, missing, sizeof missing));
         return -1;
     }
     g_path_id = p;
@@ -806,7 +809,8 @@ static PyMethodDef methods[] = {
      "info() -> dict: the selected code path, whether it was forced, the paths built and "
      "available here, and the CPU features."},
     {"set_path", fast_set_path, METH_O,
-     "set_path(name) -> previous: force a code path (scalar, sse2, avx2, avx512) or 'auto'. "
+     "set_path(name) -> previous: force a code path (scalar, sse2, ssse3, avx2, avx512) or "
+     "'auto'. "
      "ValueError for a path this CPU cannot run."},
     {NULL, NULL, 0, NULL},
 };

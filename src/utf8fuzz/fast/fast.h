@@ -1,4 +1,5 @@
-/* utf8fuzz.fast: shared declarations of the code paths (scalar, sse2, avx2, avx512).
+/* utf8fuzz.fast: shared declarations of the code paths (scalar, sse2, ssse3, avx2,
+ * avx512).
  *
  * A code path is a table of kernels. Every kernel is memory-safe on any input
  * (it never reads s[n] or beyond, never writes out[cap] or beyond), but only
@@ -53,7 +54,8 @@ typedef struct {
     c8_blocks_fn c8_blocks; /* NULL: scalar only */
 } fast_path;
 
-enum { PATH_SCALAR, PATH_SSE2, PATH_AVX2, PATH_AVX512, PATH_COUNT };
+/* In order of preference: the dispatcher takes the last one this CPU runs. */
+enum { PATH_SCALAR, PATH_SSE2, PATH_SSSE3, PATH_AVX2, PATH_AVX512, PATH_COUNT };
 
 /* scalar.c */
 extern const fast_path fast_scalar;
@@ -70,6 +72,9 @@ size_t ascii32_scalar(const uint8_t *s, size_t n, size_t i, uint32_t *out, size_
 /* simd.c: NULL entries when the compiler could not build that path. */
 extern const fast_path *const fast_simd_paths[PATH_COUNT];
 int fast_cpu_has(int path);
+/* The CPU features `path` needs that this CPU lacks, comma-separated, into buf
+ * ("" when it has them all); returns buf. */
+const char *fast_cpu_missing(int path, char *buf, size_t size);
 void fast_simd_init(void);
 
 static inline int is_cont(uint8_t b) { return (b & 0xC0) == 0x80; }

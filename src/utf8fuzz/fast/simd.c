@@ -1,39 +1,47 @@
 /* The x86-64 SIMD code paths.
  *
- * sse2   (every x86-64 CPU): 16-byte ASCII runs in SIMD, everything else scalar.
- *        SSE2 has no byte shuffle (PSHUFB is SSSE3), so the lookup-table
- *        validation below cannot be done at this level.
- * avx2   Keiser & Lemire's lookup-table validation ("Validating UTF-8 In Less
- *        Than One Instruction Per Byte", 2021) on 64-byte blocks, counting
- *        continuation bytes and the largest byte in the same pass; then one
- *        transcoding kernel per PEP 393 kind (compress by shuffle tables).
- * avx512 the same validation on 512-bit vectors (AVX-512BW); transcoding kernels
- *        shared with avx2 (every AVX-512 CPU has AVX2).
+ * sse2   (every x86-64 CPU, the baseline): 16-byte ASCII runs in SIMD, everything
+ *        else scalar. SSE2 has no byte shuffle (PSHUFB is SSSE3), so neither the
+ *        lookup-table validation nor the shuffle-table transcoding can be done here.
+ * ssse3  Keiser & Lemire's lookup-table validation ("Validating UTF-8 In Less
+ *        Than One Instruction Per Byte", 2021; tables in lookup.h) on 64-byte
+ *        blocks of four 16-byte vectors, counting continuation bytes and the
+ *        largest byte in the same pass; then one transcoding kernel per PEP 393
+ *        kind (k128.h: compress by shuffle tables). SSSE3 only: no POPCNT, no
+ *        SSE4.1, so it runs on every CPU that has PSHUFB.
+ * avx2   the same validation on 32-byte vectors, the same kernels compiled for
+ *        AVX2 (32-byte ASCII copies, POPCNT), and Corrected UTF-8 blocks.
+ * avx512 the same validation on 64-byte vectors (AVX-512BW, avx512.c); the avx2
+ *        transcoding kernels (every AVX-512BW CPU has AVX2).
  *
  * Each function carries __attribute__((target(...))) so that the package is built
  * without -march: the choice is made at run time (see _fast.c), and a wheel built
  * here runs on any x86-64.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "fast.h"
+#include "lookup.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_X86 1
 #include <immintrin.h>
 
+#define TGT_SSSE3 __attribute__((target("ssse3")))
 #define TGT_AVX2 __attribute__((target("avx2,popcnt")))
-#define TGT_AVX512 __attribute__((target("avx512f,avx512bw,avx2,popcnt")))
 
 /* -- compress tables: gather the kept lanes of a vector to its front ---------- */
 
 static uint8_t tab_u8[256][8];    /* 8 byte lanes, mask of 8 bits */
 static uint8_t tab_u16[256][16];  /* 8 u16 lanes, mask of 8 bits */
 static uint8_t tab_u32[16][16];   /* 4 u32 lanes, mask of 4 bits */
+static uint8_t pop8[256];         /* bits set: the ssse3 path may not use POPCNT */
 
 void fast_simd_init(void) {
     for (int m = 0; m < 256; m++) {
         int k = 0;
+        pop8[m] = (uint8_t)__builtin_popcount((unsigned)m);
         memset(tab_u8[m], 0x80, 8);
         memset(tab_u16[m], 0x80, 16);
         for (int j = 0; j < 8; j++) {
@@ -57,30 +65,41 @@ void fast_simd_init(void) {
     }
 }
 
-int fast_cpu_has(int path) {
-    __builtin_cpu_init();
-    switch (path) {
-    case PATH_SCALAR:
-    case PATH_SSE2:
-        return 1; /* SSE2 is part of x86-64 */
-    case PATH_AVX2:
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
-    case PATH_AVX512:
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
-    }
+/* The CPU features each path's target attributes use. Each is checked on its own
+ * so that refusing a path names what this CPU lacks. */
+static const char *const NEEDS[PATH_COUNT][5] = {
+    [PATH_SSSE3] = {"ssse3", NULL},
+    [PATH_AVX2] = {"avx2", "popcnt", NULL},
+    [PATH_AVX512] = {"avx512f", "avx512bw", "avx2", "popcnt", NULL},
+};
+
+static int cpu_feature(const char *f) {
+    /* __builtin_cpu_supports takes a string literal only, hence the chain */
+    if (strcmp(f, "ssse3") == 0) return __builtin_cpu_supports("ssse3");
+    if (strcmp(f, "popcnt") == 0) return __builtin_cpu_supports("popcnt");
+    if (strcmp(f, "avx2") == 0) return __builtin_cpu_supports("avx2");
+    if (strcmp(f, "avx512f") == 0) return __builtin_cpu_supports("avx512f");
+    if (strcmp(f, "avx512bw") == 0) return __builtin_cpu_supports("avx512bw");
     return 0;
 }
 
-/* A token boundary at or before every error a block check can report: the
- * checks of block k look back at most 3 bytes, and everything before was
- * consistent, so the first non-continuation byte at or after k-4 is where a
- * decoding from 0 is (see fast.h, scan_fn). */
-static size_t back_to_boundary(const uint8_t *s, size_t k) {
-    size_t p = k >= 4 ? k - 4 : 0;
-    if (p > 0)
-        while (p < k && is_cont(s[p])) p++;
-    return p;
+const char *fast_cpu_missing(int path, char *buf, size_t size) {
+    size_t len = 0;
+    __builtin_cpu_init();
+    buf[0] = '\0';
+    if (path < 0 || path >= PATH_COUNT) return buf;
+    for (const char *const *f = NEEDS[path]; *f; f++) {
+        if (cpu_feature(*f)) continue;
+        int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", *f);
+        if (w < 0 || (size_t)w >= size - len) break; /* truncated: still non-empty */
+        len += (size_t)w;
+    }
+    return buf;
+}
+
+int fast_cpu_has(int path) {
+    char buf[64];
+    return path >= 0 && path < PATH_COUNT && fast_cpu_missing(path, buf, sizeof buf)[0] == '\0';
 }
 
 /* -- sse2 ----------------------------------------------------------------------- */
@@ -216,41 +235,110 @@ static const fast_path path_sse2 = {
     "sse2", scan_sse2, to_ucs1_sse2, to_ucs2_sse2, to_ucs4_sse2, ascii32_sse2, NULL,
 };
 
+/* -- ssse3: validation ----------------------------------------------------------- */
+
+typedef struct {
+    __m128i t1h, t1l, t2h, nib, m3, m4, b80, cont_lim;
+} ssse3_consts;
+
+/* The error classes of each byte of `in` (non-zero: an error), `prev` being the
+ * 16 bytes before it (lookup.h). */
+TGT_SSSE3 static inline __m128i ssse3_check(const ssse3_consts *c, __m128i in, __m128i prev) {
+    __m128i p1 = _mm_alignr_epi8(in, prev, 15); /* the byte before each byte */
+    __m128i p2 = _mm_alignr_epi8(in, prev, 14);
+    __m128i p3 = _mm_alignr_epi8(in, prev, 13);
+    __m128i b1h = _mm_shuffle_epi8(c->t1h, _mm_and_si128(_mm_srli_epi16(p1, 4), c->nib));
+    __m128i b1l = _mm_shuffle_epi8(c->t1l, _mm_and_si128(p1, c->nib));
+    __m128i b2h = _mm_shuffle_epi8(c->t2h, _mm_and_si128(_mm_srli_epi16(in, 4), c->nib));
+    __m128i sc = _mm_and_si128(_mm_and_si128(b1h, b1l), b2h);
+    /* A continuation must be the 2nd or 3rd after a 3- or 4-byte lead exactly where
+     * the tables flagged TWO_CONTS: the XOR cancels expected cases and flags others. */
+    __m128i must = _mm_or_si128(_mm_subs_epu8(p2, c->m3), _mm_subs_epu8(p3, c->m4));
+    return _mm_xor_si128(_mm_and_si128(must, c->b80), sc);
+}
+
+TGT_SSSE3 static int scan_ssse3(const uint8_t *s, size_t n, u8stats *st, size_t *restart) {
+    ssse3_consts c;
+    c.t1h = _mm_setr_epi8(T1H);
+    c.t1l = _mm_setr_epi8(T1L);
+    c.t2h = _mm_setr_epi8(T2H);
+    c.nib = _mm_set1_epi8(0x0F);
+    c.m3 = _mm_set1_epi8((char)(0xE0 - 0x80));
+    c.m4 = _mm_set1_epi8((char)(0xF0 - 0x80));
+    c.b80 = _mm_set1_epi8((char)0x80);
+    c.cont_lim = _mm_set1_epi8(-64);
+    /* The last three bytes may not begin a sequence longer than what remains. */
+    const __m128i incomplete = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                             -1, (char)(0xF0 - 1), (char)(0xE0 - 1),
+                                             (char)(0xC0 - 1));
+    const __m128i z = _mm_setzero_si128();
+    __m128i prev = z, prev_inc = z, err = z, vmax = z;
+    /* Continuation bytes are counted per byte lane: each 64-byte block adds at most
+     * 4 to a lane, so the lanes are summed (PSADBW) every 63 blocks, before one wraps.
+     * This is cheaper than a POPCNT per vector, which SSSE3 does not have anyway. */
+    __m128i cnt8 = z, cnt64 = z;
+    unsigned pending = 0;
+    size_t i = 0;
+    uint8_t buf[64];
+    while (i < n) {
+        const uint8_t *p = s + i;
+        if (i + 64 > n) { /* the tail, padded with ASCII NULs */
+            memset(buf, 0, sizeof buf);
+            memcpy(buf, s + i, n - i);
+            p = buf;
+        }
+        __m128i v0 = _mm_loadu_si128((const __m128i *)p);
+        __m128i v1 = _mm_loadu_si128((const __m128i *)(p + 16));
+        __m128i v2 = _mm_loadu_si128((const __m128i *)(p + 32));
+        __m128i v3 = _mm_loadu_si128((const __m128i *)(p + 48));
+        __m128i any = _mm_or_si128(_mm_or_si128(v0, v1), _mm_or_si128(v2, v3));
+        if (!_mm_movemask_epi8(any)) {
+            /* all ASCII: only a sequence cut off at the previous block's end is wrong */
+            err = _mm_or_si128(err, prev_inc);
+            prev_inc = z;
+        } else {
+            err = _mm_or_si128(err, ssse3_check(&c, v0, prev));
+            err = _mm_or_si128(err, ssse3_check(&c, v1, v0));
+            err = _mm_or_si128(err, ssse3_check(&c, v2, v1));
+            err = _mm_or_si128(err, ssse3_check(&c, v3, v2));
+            prev_inc = _mm_subs_epu8(v3, incomplete);
+            vmax = _mm_max_epu8(vmax, _mm_max_epu8(_mm_max_epu8(v0, v1), _mm_max_epu8(v2, v3)));
+            /* signed v < -64 <=> 80..BF: -1 per continuation byte */
+            __m128i k = _mm_add_epi8(
+                _mm_add_epi8(_mm_cmplt_epi8(v0, c.cont_lim), _mm_cmplt_epi8(v1, c.cont_lim)),
+                _mm_add_epi8(_mm_cmplt_epi8(v2, c.cont_lim), _mm_cmplt_epi8(v3, c.cont_lim)));
+            cnt8 = _mm_sub_epi8(cnt8, k);
+            if (++pending == 63) {
+                cnt64 = _mm_add_epi64(cnt64, _mm_sad_epu8(cnt8, z));
+                cnt8 = z;
+                pending = 0;
+            }
+        }
+        prev = v3;
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(err, z)) != 0xFFFF) {
+            *restart = back_to_boundary(s, i);
+            return 0;
+        }
+        i += 64;
+    }
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(prev_inc, z)) != 0xFFFF) {
+        *restart = back_to_boundary(s, n);
+        return 0;
+    }
+    cnt64 = _mm_add_epi64(cnt64, _mm_sad_epu8(cnt8, z));
+    uint64_t c0 = (uint64_t)_mm_cvtsi128_si64(cnt64);
+    uint64_t c1 = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(cnt64, cnt64));
+    uint8_t m[16];
+    _mm_storeu_si128((__m128i *)m, vmax);
+    unsigned mx = 0;
+    for (int k = 0; k < 16; k++)
+        if (m[k] > mx) mx = m[k];
+    st->ncont = (size_t)(c0 + c1);
+    st->maxb = mx;
+    return 1;
+}
+
 /* -- avx2: validation ------------------------------------------------------------ */
-
-/* The error classes of Keiser & Lemire, section 6 (one bit each, two share bit 6
- * because they are told apart by the other two tables). */
-#define TOO_SHORT (1 << 0)      /* lead followed by a non-continuation */
-#define TOO_LONG (1 << 1)       /* ASCII followed by a continuation */
-#define OVERLONG_3 (1 << 2)     /* E0 80..9F */
-#define TOO_LARGE (1 << 3)      /* F4 90..BF, F5..FF 80..BF */
-#define SURROGATE (1 << 4)      /* ED A0..BF */
-#define OVERLONG_2 (1 << 5)     /* C0, C1 */
-#define TOO_LARGE_1000 (1 << 6) /* F5..FF 80..8F */
-#define OVERLONG_4 (1 << 6)     /* F0 80..8F */
-#define TWO_CONTS (1 << 7)      /* continuation after continuation */
-#define CARRY (TOO_SHORT | TOO_LONG | TWO_CONTS)
-
-/* Table of the first byte's high nibble, its low nibble, the second byte's high nibble. */
-#define T1H                                                                                  \
-    TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,          \
-        TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS, TOO_SHORT | OVERLONG_2, TOO_SHORT,       \
-        TOO_SHORT | OVERLONG_3 | SURROGATE, TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4
-#define T1L                                                                                  \
-    CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4, CARRY | OVERLONG_2, CARRY, CARRY,          \
-        CARRY | TOO_LARGE, CARRY | TOO_LARGE | TOO_LARGE_1000,                               \
-        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,              \
-        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,              \
-        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,              \
-        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE,  \
-        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000
-#define T2H                                                                                  \
-    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,  \
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,         \
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,                          \
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,                           \
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE, TOO_SHORT, TOO_SHORT,      \
-        TOO_SHORT, TOO_SHORT
 
 typedef struct {
     __m256i t1h, t1l, t2h, nib, m3, m4, b80, incomplete, cont_lim;
@@ -354,111 +442,6 @@ static size_t char_start(const uint8_t *s, size_t n, size_t i, size_t lo) {
     return i;
 }
 
-TGT_AVX2 static size_t to_ucs1_avx2(const uint8_t *s, size_t n, size_t i, uint8_t *out,
-                                    size_t o, size_t cap, size_t *pi) {
-    size_t i0 = i;
-    const __m128i lim = _mm_set1_epi8(-64), x3f = _mm_set1_epi8(0x3F),
-                  xc0 = _mm_set1_epi8((char)0xC0);
-    /* Head: one whole character until a byte of look-behind exists. */
-    if (i == 0 && n > 0 && o < cap) o = to_ucs1_scalar(s, n, i, out, o, o + 1, &i);
-    if (i >= 1) {
-        while (i + 32 <= n && o + 32 <= cap) {
-            __m256i v = _mm256_loadu_si256((const __m256i *)(s + i));
-            if (_mm256_movemask_epi8(v)) break;
-            _mm256_storeu_si256((__m256i *)(out + o), v);
-            i += 32;
-            o += 32;
-        }
-        while (i + 17 <= n && o + 16 <= cap) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
-            if (!_mm_movemask_epi8(v)) {
-                _mm_storeu_si128((__m128i *)(out + o), v);
-                i += 16;
-                o += 16;
-                continue;
-            }
-            __m128i p = _mm_loadu_si128((const __m128i *)(s + i - 1));
-            __m128i nx = _mm_loadu_si128((const __m128i *)(s + i + 1));
-            __m128i cv = _mm_cmplt_epi8(v, lim);
-            /* U+0080..U+00FF: C2/C3 carry the top two bits. */
-            __m128i two = _mm_or_si128(_mm_and_si128(_mm_slli_epi16(p, 6), xc0),
-                                       _mm_and_si128(v, x3f));
-            __m128i val = _mm_or_si128(_mm_and_si128(cv, two), _mm_andnot_si128(cv, v));
-            unsigned keep = ~(unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(nx, lim)) & 0xFFFF;
-            unsigned mlo = keep & 0xFF, mhi = keep >> 8;
-            __m128i lo = _mm_shuffle_epi8(val, _mm_loadl_epi64((const __m128i *)tab_u8[mlo]));
-            __m128i hsh = _mm_add_epi8(_mm_loadl_epi64((const __m128i *)tab_u8[mhi]),
-                                       _mm_set1_epi8(8));
-            __m128i hi = _mm_shuffle_epi8(val, hsh);
-            _mm_storel_epi64((__m128i *)(out + o), lo);
-            o += (size_t)__builtin_popcount(mlo);
-            _mm_storel_epi64((__m128i *)(out + o), hi);
-            o += (size_t)__builtin_popcount(mhi);
-            i += 16;
-        }
-        i = char_start(s, n, i, i0);
-    }
-    return to_ucs1_scalar(s, n, i, out, o, cap, pi);
-}
-
-/* Load the byte classes a block needs: v, the three bytes behind, one ahead. */
-#define BLOCK_LOADS                                                                          \
-    __m128i v = _mm_loadu_si128((const __m128i *)(s + i));                                   \
-    __m128i p = _mm_loadu_si128((const __m128i *)(s + i - 1));                               \
-    __m128i pp = _mm_loadu_si128((const __m128i *)(s + i - 2));                              \
-    __m128i nx = _mm_loadu_si128((const __m128i *)(s + i + 1));                              \
-    __m128i cv = _mm_cmplt_epi8(v, lim);                                                     \
-    __m128i cp_ = _mm_cmplt_epi8(p, lim);                                                    \
-    unsigned keep = ~(unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(nx, lim)) & 0xFFFF
-
-TGT_AVX2 static size_t to_ucs2_avx2(const uint8_t *s, size_t n, size_t i, uint16_t *out,
-                                    size_t o, size_t cap, size_t *pi) {
-    size_t i0 = i;
-    const __m128i lim = _mm_set1_epi8(-64), x3f = _mm_set1_epi8(0x3F),
-                  x7f = _mm_set1_epi8(0x7F), x40 = _mm_set1_epi8(0x40),
-                  x0f = _mm_set1_epi8(0x0F), z = _mm_setzero_si128();
-    /* Head: whole characters until two bytes of look-behind exist. */
-    while (i < n && i < 2 && o < cap) {
-        size_t before = i;
-        o = to_ucs2_scalar(s, n, i, out, o, o + 1, &i);
-        if (i == before) break;
-    }
-    if (i >= 2) {
-        while (i + 17 <= n && o + 16 <= cap) {
-            __m128i v0 = _mm_loadu_si128((const __m128i *)(s + i));
-            if (!_mm_movemask_epi8(v0)) {
-                _mm_storeu_si128((__m128i *)(out + o), _mm_unpacklo_epi8(v0, z));
-                _mm_storeu_si128((__m128i *)(out + o + 8), _mm_unpackhi_epi8(v0, z));
-                i += 16;
-                o += 16;
-                continue;
-            }
-            BLOCK_LOADS;
-            /* value = low | mid << 6 | hi << 12, built from the lanes' own bytes:
-             * low: 7 bits of ASCII or 6 of a continuation; mid: the byte before
-             * (a 2-byte lead's 5 bits equal its low 6); hi: a 3-byte lead's 4 bits. */
-            __m128i low = _mm_and_si128(v, _mm_xor_si128(x7f, _mm_and_si128(cv, x40)));
-            __m128i mid = _mm_and_si128(_mm_and_si128(p, x3f), cv);
-            __m128i hi = _mm_and_si128(_mm_and_si128(pp, x0f), _mm_and_si128(cv, cp_));
-            __m128i hi4 = _mm_slli_epi16(hi, 4); /* < 0x100 per byte: no cross-lane bits */
-            __m128i vlo = _mm_or_si128(_mm_unpacklo_epi8(low, hi4),
-                                       _mm_slli_epi16(_mm_unpacklo_epi8(mid, z), 6));
-            __m128i vhi = _mm_or_si128(_mm_unpackhi_epi8(low, hi4),
-                                       _mm_slli_epi16(_mm_unpackhi_epi8(mid, z), 6));
-            unsigned mlo = keep & 0xFF, mhi = keep >> 8;
-            _mm_storeu_si128((__m128i *)(out + o),
-                             _mm_shuffle_epi8(vlo, _mm_loadu_si128((const __m128i *)tab_u16[mlo])));
-            o += (size_t)__builtin_popcount(mlo);
-            _mm_storeu_si128((__m128i *)(out + o),
-                             _mm_shuffle_epi8(vhi, _mm_loadu_si128((const __m128i *)tab_u16[mhi])));
-            o += (size_t)__builtin_popcount(mhi);
-            i += 16;
-        }
-        i = char_start(s, n, i, i0);
-    }
-    return to_ucs2_scalar(s, n, i, out, o, cap, pi);
-}
-
 TGT_AVX2 static size_t ascii32_avx2(const uint8_t *s, size_t n, size_t i, uint32_t *out,
                                     size_t *po, size_t cap) {
     size_t o = *po;
@@ -475,65 +458,30 @@ TGT_AVX2 static size_t ascii32_avx2(const uint8_t *s, size_t n, size_t i, uint32
     return ascii32_scalar(s, n, i, out, po, cap);
 }
 
-TGT_AVX2 static size_t to_ucs4_avx2(const uint8_t *s, size_t n, size_t i, uint32_t *out,
-                                    size_t o, size_t cap, size_t *pi) {
-    size_t i0 = i;
-    const __m128i lim = _mm_set1_epi8(-64), x3f = _mm_set1_epi8(0x3F),
-                  x7f = _mm_set1_epi8(0x7F), x40 = _mm_set1_epi8(0x40),
-                  x0f = _mm_set1_epi8(0x0F), x30 = _mm_set1_epi8(0x30),
-                  x07 = _mm_set1_epi8(0x07), z = _mm_setzero_si128();
-    while (i < n && i < 3 && o < cap) {
-        size_t before = i;
-        o = to_ucs4_scalar(s, n, i, out, o, o + 1, &i);
-        if (i == before) break;
-    }
-    if (i >= 3) {
-        while (i + 17 <= n && o + 16 <= cap) {
-            __m128i v0 = _mm_loadu_si128((const __m128i *)(s + i));
-            if (!_mm_movemask_epi8(v0)) {
-                size_t o2 = o;
-                ascii32_avx2(s, i + 16, i, out, &o2, o + 16);
-                i += 16;
-                o += 16;
-                continue;
-            }
-            BLOCK_LOADS;
-            __m128i ppp = _mm_loadu_si128((const __m128i *)(s + i - 3));
-            __m128i cpp = _mm_cmplt_epi8(pp, lim);
-            __m128i c2 = _mm_and_si128(cv, cp_);
-            __m128i low = _mm_and_si128(v, _mm_xor_si128(x7f, _mm_and_si128(cv, x40)));
-            __m128i mid = _mm_and_si128(_mm_and_si128(p, x3f), cv);
-            /* third byte back: 4 bits of a 3-byte lead, or 6 of a continuation */
-            __m128i hmask = _mm_or_si128(x0f, _mm_and_si128(cpp, x30));
-            __m128i hi = _mm_and_si128(_mm_and_si128(pp, hmask), c2);
-            __m128i top = _mm_and_si128(_mm_and_si128(ppp, x07), _mm_and_si128(c2, cpp));
-            /* 16-bit halves: L = low | mid << 6 (12 bits), H = hi | top << 6 (9 bits) */
-            __m128i L0 = _mm_or_si128(_mm_unpacklo_epi8(low, z),
-                                      _mm_slli_epi16(_mm_unpacklo_epi8(mid, z), 6));
-            __m128i L1 = _mm_or_si128(_mm_unpackhi_epi8(low, z),
-                                      _mm_slli_epi16(_mm_unpackhi_epi8(mid, z), 6));
-            __m128i H0 = _mm_or_si128(_mm_unpacklo_epi8(hi, z),
-                                      _mm_slli_epi16(_mm_unpacklo_epi8(top, z), 6));
-            __m128i H1 = _mm_or_si128(_mm_unpackhi_epi8(hi, z),
-                                      _mm_slli_epi16(_mm_unpackhi_epi8(top, z), 6));
-            __m128i w[4];
-            w[0] = _mm_or_si128(_mm_unpacklo_epi16(L0, z), _mm_slli_epi32(_mm_unpacklo_epi16(H0, z), 12));
-            w[1] = _mm_or_si128(_mm_unpackhi_epi16(L0, z), _mm_slli_epi32(_mm_unpackhi_epi16(H0, z), 12));
-            w[2] = _mm_or_si128(_mm_unpacklo_epi16(L1, z), _mm_slli_epi32(_mm_unpacklo_epi16(H1, z), 12));
-            w[3] = _mm_or_si128(_mm_unpackhi_epi16(L1, z), _mm_slli_epi32(_mm_unpackhi_epi16(H1, z), 12));
-            for (int q = 0; q < 4; q++) {
-                unsigned m = (keep >> (4 * q)) & 0xF;
-                _mm_storeu_si128((__m128i *)(out + o),
-                                 _mm_shuffle_epi8(w[q], _mm_loadu_si128((const __m128i *)tab_u32[m])));
-                o += (size_t)__builtin_popcount(m);
-            }
-            i += 16;
-        }
-        i = char_start(s, n, i, i0);
-    }
-    return to_ucs4_scalar(s, n, i, out, o, cap, pi);
-}
+/* The transcoding kernels, once per path with PSHUFB (k128.h). */
+#define K_ASCII_WIDE 0
+#define K_TGT TGT_SSSE3
+#define K(name) name##_ssse3
+#define K_POP8(m) ((size_t)pop8[(m)])
+#define K_ASCII32 ascii32_sse2
+#include "k128.h"
+#undef K_ASCII_WIDE
+#undef K_TGT
+#undef K
+#undef K_POP8
+#undef K_ASCII32
 
+#define K_ASCII_WIDE 1
+#define K_TGT TGT_AVX2
+#define K(name) name##_avx2
+#define K_POP8(m) ((size_t)__builtin_popcount(m))
+#define K_ASCII32 ascii32_avx2
+#include "k128.h"
+#undef K_ASCII_WIDE
+#undef K_TGT
+#undef K
+#undef K_POP8
+#undef K_ASCII32
 
 /* -- avx2: Corrected UTF-8 ---------------------------------------------------------
  *
@@ -616,6 +564,10 @@ TGT_AVX2 static size_t c8_blocks_avx2(const uint8_t *s, size_t n, size_t i, uint
     return i;
 }
 
+static const fast_path path_ssse3 = {
+    "ssse3", scan_ssse3, to_ucs1_ssse3, to_ucs2_ssse3, to_ucs4_ssse3, ascii32_sse2, NULL,
+};
+
 static const fast_path path_avx2 = {
     "avx2", scan_avx2, to_ucs1_avx2, to_ucs2_avx2, to_ucs4_avx2, ascii32_avx2, c8_blocks_avx2,
 };
@@ -623,10 +575,15 @@ static const fast_path path_avx2 = {
 #else /* not x86-64: only the scalar path */
 void fast_simd_init(void) {}
 int fast_cpu_has(int path) { return path == PATH_SCALAR; }
+const char *fast_cpu_missing(int path, char *buf, size_t size) {
+    snprintf(buf, size, "%s", path == PATH_SCALAR ? "" : "x86-64");
+    return buf;
+}
 #endif
 
 #ifdef HAVE_X86
-const fast_path *const fast_simd_paths[PATH_COUNT] = {&fast_scalar, &path_sse2, &path_avx2, NULL};
+const fast_path *const fast_simd_paths[PATH_COUNT] = {&fast_scalar, &path_sse2, &path_ssse3,
+                                                      &path_avx2, NULL};
 #else
-const fast_path *const fast_simd_paths[PATH_COUNT] = {&fast_scalar, NULL, NULL, NULL};
+const fast_path *const fast_simd_paths[PATH_COUNT] = {&fast_scalar, NULL, NULL, NULL, NULL};
 #endif
