@@ -43,6 +43,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="where the triage report is written (default reports)")
     p.add_argument("--no-report", action="store_true", help="do not write the triage report")
     p.add_argument("--json", action="store_true", help="print one JSON object at the end")
+    p.add_argument("--full-every", type=int, default=None, metavar="N",
+                   help="decode every decoder in full on one input in N; the others are "
+                        "screened by cheap views first (default $UTF8FUZZ_FULL_EVERY or 8; "
+                        "1: always in full)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--time must be positive")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.full_every is not None and args.full_every < 1:
+        raise UsageError("--full-every must be at least 1")
     decs = select_decoders(args)
     under_test = [d for d in decs if not d.name.startswith("ref:")]
     corpus = Path(args.corpus)
@@ -66,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = fuzz(decs, engine=args.engine, seconds=args.time, jobs=args.jobs,
                       corpus=corpus, specs=args.decoder, profiles=args.profile,
-                      progress=progress)
+                      progress=progress, full_every=args.full_every)
     finally:
         stop.set()
         if live is not None:

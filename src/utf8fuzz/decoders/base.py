@@ -24,6 +24,11 @@ exception's type and message, so one broken decoder cannot bring the harness
 down. Adapters that run code out of process (node, isolated plug-ins) turn a
 dead process into ``crash`` and a deadline into ``timeout`` themselves.
 
+*Screening* (optional, :meth:`Decoder.screen`): the fuzz loop's cheap first tier.
+A decoder that can give a few views from one cheap library call returns them; the
+differ compares those with the reference and builds the full outcome only when
+they differ (or, on a sample of inputs, always). See :mod:`utf8fuzz.engine.differ`.
+
 An adapter module exposes ``discover() -> list[Decoder | Unavailable]``: what it
 can offer on this machine, and for what it cannot, one line saying why.
 """
@@ -33,6 +38,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from utf8fuzz.outcome import Outcome
 
@@ -81,6 +87,21 @@ class Decoder(ABC):
         if cached is None:
             cached = self.__dict__["_cached_versions"] = self.versions()
         return cached
+
+    def screen(self, data: bytes) -> dict[str, Any] | None:
+        """A few views from the cheapest real library call, or None (the default).
+
+        Optional, cryptofuzz-style: a decoder that does not screen is simply
+        decoded in full, and a view a screen leaves out is never a difference. The
+        views have exactly the shapes :meth:`Outcome.view` gives (tuples of ints for
+        replace/ignore/escape, ``(start, end)`` or None for strict, a tuple of spans
+        for spans, a reason string or None), and must equal the same views of this
+        decoder's own full outcome (tests check it on arbitrary bytes). None means
+        "cannot say cheaply here": the differ then calls :meth:`decode`. A screen
+        must not hide a crash: if the cheap call raises, return None, so that the
+        full path runs and turns the exception into a ``crash`` outcome.
+        """
+        return None
 
     def decode_many(self, inputs: Sequence[bytes]) -> list[Outcome]:
         """Decode several inputs, in order. Optional: out-of-process adapters (node,

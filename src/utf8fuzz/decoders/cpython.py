@@ -25,6 +25,19 @@ replace, ignore and escape view too, and ``spans`` is empty: a strict outcome on
 valid input shows those, and on invalid input only ``strict`` and ``reason``.
 ``shows`` lists what every outcome shows.
 
+*Screens* (:meth:`~utf8fuzz.decoders.base.Decoder.screen`, the fuzz loop's cheap
+tier) call the codec with CPython's built-in handlers, which run in C: the
+one-handler decoders screen their own view, ``strict`` its span and reason. The
+recording decoders (tokens) screen ``replace`` from ``errors="replace"`` and, when
+that has a U+FFFD, ``strict`` and ``reason`` from a strict decode: the codec finds
+each error's span before it looks at the handler, so these are the views the
+recording handler's tokens give (tests check it). ``cpython:incremental`` screens
+through an incremental decoder fed the same chunks; ``cpython:utf-8-sig`` through
+the ``utf-8-sig`` codec, a stripped BOM shown as U+FEFF; ``cpython:surrogatepass``
+by plain ``errors="surrogatepass"``: everything when it succeeds, else the span
+and reason of the first error it could not pass. Spans and tokens are compared only
+when the full outcome is built.
+
 *Offsets are absolute.* The incremental decoder raises with offsets into its own
 buffer (the bytes it held back plus the new chunk); ``utf-8-sig`` raises with
 offsets after the BOM it stripped. The adapters add the buffer's absolute start
@@ -38,7 +51,7 @@ import platform
 import sys
 import unicodedata
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from utf8fuzz.decoders._tiling import Event, tile
 from utf8fuzz.decoders.base import Decoder, Unavailable
@@ -111,6 +124,15 @@ class Strict(CPythonDecoder):
             return Outcome.partial(len(data), strict=(e.start, e.end), reason=reason_of(e))
         return valid_outcome(len(data), _cps(text))
 
+    def screen(self, data: bytes) -> dict[str, Any] | None:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return {"strict": (e.start, e.end), "reason": reason_of(e)}
+        except Exception:
+            return None
+        return {"strict": None, "reason": None}
+
 
 def valid_outcome(length: int, cps: tuple[int, ...]) -> Outcome:
     """A strict decoder accepted the input: its text is every substitution view."""
@@ -135,6 +157,27 @@ class Handler(CPythonDecoder):
     def run(self, data: bytes) -> Outcome:
         return Outcome.partial(len(data), **{self.view: _cps(data.decode("utf-8", self.errors))})
 
+    def screen(self, data: bytes) -> dict[str, Any] | None:
+        try:
+            return {self.view: _cps(data.decode("utf-8", self.errors))}
+        except Exception:
+            return None
+
+
+def _screen_text(text: str, strict: Callable[[], object], base: int = 0) -> dict[str, Any]:
+    """The screen of a recording decoder from its replace-mode ``text``: without a
+    U+FFFD no error was met (each error gives one); with one, ``strict()`` (the same
+    decode in strict mode) raises the first error, offsets shifted by ``base``."""
+    cps = _cps(text)
+    if 0xFFFD not in cps:
+        return {"replace": cps, "strict": None, "reason": None}
+    try:
+        strict()
+    except UnicodeDecodeError as e:
+        return {"replace": cps, "strict": (base + e.start, base + e.end),
+                "reason": reason_of(e)}
+    return {"replace": cps, "strict": None, "reason": None}  # the U+FFFD was the input's
+
 
 class Recording(CPythonDecoder):
     """Every error span, through the recording handler: the full token view."""
@@ -149,6 +192,12 @@ class Recording(CPythonDecoder):
         toks = tile(data, _cps(text), _REC.events)
         return Outcome.from_tokens(toks, len(data), data=data)
 
+    def screen(self, data: bytes) -> dict[str, Any] | None:
+        try:
+            return _screen_text(data.decode("utf-8", "replace"), data.decode)
+        except Exception:
+            return None
+
 
 class SurrogatePass(Recording):
     """``errors="surrogatepass"``: encoded surrogates decode; any other error is
@@ -157,6 +206,17 @@ class SurrogatePass(Recording):
     name = "cpython:surrogatepass"
     profile = "surrogatepass"
     handler = PASS_HANDLER
+
+    def screen(self, data: bytes) -> dict[str, Any] | None:
+        try:
+            text = data.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError as e:
+            # surrogatepass re-raises what it cannot pass: the first recorded error
+            return {"strict": (e.start, e.end), "reason": reason_of(e)}
+        except Exception:
+            return None
+        cps = _cps(text)
+        return {"strict": None, "reason": None, "replace": cps}
 
 
 def input_splits(data: bytes) -> list[int]:
@@ -199,6 +259,29 @@ class Incremental(Recording):
         toks = tile(data, _cps("".join(parts)), _REC.events)
         return Outcome.from_tokens(toks, len(data), data=data)
 
+    def _feed(self, data: bytes, errors: str) -> str:
+        """The same chunks into an incremental decoder with a built-in handler;
+        a strict one raises with offsets made absolute."""
+        dec = codecs.getincrementaldecoder("utf-8")(errors)
+        parts: list[str] = []
+        prev = 0
+        for cut in [*self.splits(data), len(data)]:
+            held = len(dec.getstate()[0]) if errors == "strict" else 0
+            try:
+                parts.append(dec.decode(data[prev:cut], final=cut == len(data)))
+            except UnicodeDecodeError as e:
+                base = prev - held
+                e.start, e.end = base + e.start, base + e.end
+                raise
+            prev = cut
+        return "".join(parts)
+
+    def screen(self, data: bytes) -> dict[str, Any] | None:
+        try:
+            return _screen_text(self._feed(data, "replace"), lambda: self._feed(data, "strict"))
+        except Exception:
+            return None
+
 
 class Utf8Sig(Recording):
     """``utf-8-sig``: strips one leading BOM, then decodes as ``utf-8``.
@@ -224,6 +307,17 @@ class Utf8Sig(Recording):
             toks.insert(0, Token("char", 0xFEFF, 0, 3))
         prov = {**self.versions(), "signature": "stripped" if base else "none"}
         return Outcome.from_tokens(toks, len(data), prov, data=data)
+
+    def screen(self, data: bytes) -> dict[str, Any] | None:
+        try:
+            base = 3 if data.startswith(BOM) else 0
+            text = codecs.decode(data, "utf-8-sig", "replace")
+            out = _screen_text(text, lambda: codecs.decode(data, "utf-8-sig"), base)
+        except Exception:
+            return None
+        if base:
+            out["replace"] = (0xFEFF, *out["replace"])
+        return out
 
 
 def discover() -> list[Decoder | Unavailable]:

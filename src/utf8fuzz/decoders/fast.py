@@ -26,6 +26,12 @@ from tokens (every view, derived one way); when they do not - the fast path
 contradicts itself - the outcome is partial, built from the direct views, so the
 differences surface at the views where they are rather than as one crash.
 
+Screen (the fuzz loop's cheap tier): ``replace`` and ``strict`` from one call each -
+``decode(data, "replace")`` and ``validate(data)`` for ``fast:unicode``,
+``decode_corrected`` in replace and strict mode for ``fast:corrected`` (which also
+gives ``reason``). Spans, ignore, escape and the self-consistency checks below are
+made when the full outcome is built.
+
 ``validate(data)`` must give the same span as strict decoding; a disagreement is
 an inconsistency of the fast path and becomes a crash outcome saying so.
 """
@@ -105,6 +111,15 @@ class _Fast(Decoder):
 
     def _kind(self, data: bytes, start: int) -> str:
         return "error"
+
+    def screen(self, data: bytes) -> dict[str, Any] | None:
+        try:
+            return self._screen(data)
+        except Exception:
+            return None
+
+    def _screen(self, data: bytes) -> dict[str, Any]:
+        raise NotImplementedError
 
     # -- shared -------------------------------------------------------------------
     def run(self, data: bytes) -> Outcome:
@@ -188,6 +203,10 @@ class FastUnicode(_Fast):
     def _decode(self, data: bytes, errors: str) -> list[int]:
         return list(map(ord, self._fast.decode(data, errors)))
 
+    def _screen(self, data: bytes) -> dict[str, Any]:
+        return {"replace": tuple(map(ord, self._fast.decode(data, "replace"))),
+                "strict": self._fast.validate(data)}
+
     def _spans(self, data: bytes) -> list[tuple[int, int]]:
         return self._fast.error_spans(data)  # type: ignore[no-any-return]
 
@@ -206,6 +225,11 @@ class FastCorrected(_Fast):
 
     def _decode(self, data: bytes, errors: str) -> list[int]:
         return list(self._fast.decode_corrected(data, errors))
+
+    def _screen(self, data: bytes) -> dict[str, Any]:
+        replace = tuple(self._fast.decode_corrected(data, "replace"))
+        strict, reason = self._strict(data)
+        return {"replace": replace, "strict": strict, "reason": reason}
 
     def _spans(self, data: bytes) -> list[tuple[int, int]]:
         return self._fast.corrected_error_spans(data)  # type: ignore[no-any-return]

@@ -21,6 +21,11 @@ longest ``data[p:p+t]`` that iconv calls incomplete (``EINVAL``) is the invalid
 sequence's maximal subpart, as far as glibc can tell, and a byte that begins none
 is an error alone. The outcome shows ``strict`` and ``reason`` (and, on input
 iconv accepts, the converted text as every substitution view).
+
+The screen (the fuzz loop's cheap tier) is the first ``iconv()`` call alone: on
+input iconv accepts it is every view the full outcome shows, and on a truncated
+end (``EINVAL``) the span and reason; only an ``EILSEQ`` needs the span search,
+so the screen says None and the full outcome is built.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import ctypes
 import errno
 import sys
 from functools import cache
+from typing import Any
 
 from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.outcome import Outcome
@@ -72,6 +78,13 @@ class Iconv(Decoder):
             raise OSError(f"iconv_open({target}, UTF-8) failed")
         self.last_raw: tuple[int, str | None] = (0, None)
         self._dst = ctypes.create_string_buffer(1024)
+        self._src = ctypes.create_string_buffer(256)
+        # In the fuzz loop this runs several times per input: one set of ctypes
+        # objects, reused (iconv reads the source from a reused copy).
+        self._s, self._sl = ctypes.c_void_p(), ctypes.c_size_t()
+        self._d, self._dl = ctypes.c_void_p(), ctypes.c_size_t()
+        self._args = (ctypes.byref(self._s), ctypes.byref(self._sl), ctypes.byref(self._d),
+                      ctypes.byref(self._dl))
 
     def versions(self) -> dict[str, str]:
         return {"libc": libc_version(), "iconv": f"UTF-8 to {self.target}"}
@@ -80,21 +93,19 @@ class Iconv(Decoder):
         """One ``iconv()`` over ``data``: (bytes consumed, errno name or None, output)."""
         libc, n = _libc(), len(data)
         room = 8 * n + 16  # 6-byte forms to UCS-4 still fit: 4 bytes out per byte in
-        # In the fuzz loop this runs for every input: read the bytes object in place
-        # (iconv only reads its source) and reuse one output buffer.
-        src = ctypes.c_char_p(data)
-        src_addr = ctypes.cast(src, ctypes.c_void_p).value or 0
         if len(self._dst) < room:
             self._dst = ctypes.create_string_buffer(max(room, 2 * len(self._dst)))
-        dst = self._dst
-        s, sl = ctypes.c_void_p(src_addr), ctypes.c_size_t(n)
-        d, dl = ctypes.c_void_p(ctypes.addressof(dst)), ctypes.c_size_t(room)
+        if len(self._src) < n:
+            self._src = ctypes.create_string_buffer(max(n, 2 * len(self._src)))
+        src_addr, dst_addr = ctypes.addressof(self._src), ctypes.addressof(self._dst)
+        ctypes.memmove(src_addr, data, n)
+        s, d = self._s, self._d
+        s.value, self._sl.value, d.value, self._dl.value = src_addr, n, dst_addr, room
         libc.iconv(self._cd, None, None, None, None)  # back to the initial state
-        r = libc.iconv(self._cd, ctypes.byref(s), ctypes.byref(sl), ctypes.byref(d),
-                       ctypes.byref(dl))
+        r = libc.iconv(self._cd, *self._args)
         err = ctypes.get_errno() if r == _FAIL else 0
         consumed = (s.value or src_addr) - src_addr
-        out = ctypes.string_at(dst, (d.value or 0) - ctypes.addressof(dst))
+        out = ctypes.string_at(dst_addr, (d.value or 0) - dst_addr)
         if r == _FAIL and err not in (errno.EILSEQ, errno.EINVAL):
             raise OSError(err, f"iconv: {errno.errorcode.get(err, err)}")
         return consumed, (errno.errorcode[err] if r == _FAIL else None), out
@@ -114,6 +125,18 @@ class Iconv(Decoder):
             if self.convert(data[p : p + t])[1] == "EINVAL":
                 end = p + t
         return Outcome.partial(n, strict=(p, end), reason="illegal")
+
+    def screen(self, data: bytes) -> dict[str, Any] | None:
+        try:
+            p, err, out = self.convert(data)
+            if err is None:
+                cps = self._codepoints(out)
+                return {"strict": None, "reason": None, "replace": cps}
+        except Exception:
+            return None
+        if err == "EINVAL":
+            return {"strict": (p, len(data)), "reason": "truncated"}
+        return None  # EILSEQ: where the sequence ends takes the span search
 
     def _codepoints(self, out: bytes) -> tuple[int, ...]:
         if self.target == "UTF-8":

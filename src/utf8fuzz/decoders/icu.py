@@ -26,6 +26,13 @@ is ``length`` bytes before; the callback checks that those input bytes are the
 ``UCNV_TO_U_CALLBACK_SKIP``), so the output holds only characters and
 :func:`~utf8fuzz.decoders._tiling.tile` gives each its span. ``U_TRUNCATED_CHAR_FOUND``
 is reason ``truncated``; the others are ``illegal``.
+
+The screen (the fuzz loop's cheap tier, :meth:`IcuConverter.screen`) is one
+``ucnv_toUnicode`` call on a second converter that has ICU's own
+``UCNV_TO_U_CALLBACK_SUBSTITUTE``: no Python callback, buffers reused, the
+``replace`` view straight from ICU's UTF-16 output. A substitution is one U+FFFD
+per callback, where the recording callback makes one error, so this is the replace
+view of the tokens (tests check it).
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ import os
 import re
 from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 from utf8fuzz.decoders._tiling import Event, TilingError, tile, utf8_bytes, utf16_codepoints
 from utf8fuzz.decoders.base import Decoder, Unavailable
@@ -97,6 +105,10 @@ class IcuLib:
         self.to_unicode = fn("ucnv_toUnicode", None, vp, ctypes.POINTER(vp), vp,
                              ctypes.POINTER(vp), vp, vp, ctypes.c_int8, ip)
         self.error_name = fn("u_errorName", ctypes.c_char_p, ctypes.c_int)
+        # ICU's own substituting callback, called from C: the screen's converter uses it.
+        self.substitute = ToUCallback(
+            ctypes.cast(getattr(lib, "UCNV_TO_U_CALLBACK_SUBSTITUTE" + suffix),
+                        ctypes.c_void_p).value)
         ver = ctypes.c_uint8 * 4
         get_version, get_uversion = fn("u_getVersion", None, ver), fn(
             "u_getUnicodeVersion", None, ver)
@@ -118,6 +130,8 @@ class IcuConverter(Decoder):
             raise OSError(f"ucnv_open({converter}): {lib.error_name(err.value).decode()}")
         self._cb = ToUCallback(self._callback)  # kept alive as long as the converter
         lib.set_cb(self._cnv, self._cb, None, None, None, ctypes.byref(err))
+        self._screen_cnv: int | None = None
+        self._sbuf = ctypes.create_string_buffer(0)
         self._events: list[Event] = []
         self._mismatch: str | None = None
         self._base = 0
@@ -172,10 +186,60 @@ class IcuConverter(Decoder):
         toks = tile(data, cps, self._events, encode=self.encode)
         return Outcome.from_tokens(toks, n, self.versions(), data=data)
 
+    def screen(self, data: bytes) -> dict[str, Any] | None:
+        """``replace`` from ICU's substituting callback: one C call, buffers reused."""
+        try:
+            return self._screen(data)
+        except Exception:
+            return None
+
+    def _screen(self, data: bytes) -> dict[str, Any] | None:
+        lib, n = self.lib, len(data)
+        if self._screen_cnv is None:
+            self._open_screen()
+        # Each input byte gives at most one UTF-16 unit (a 4-byte form two).
+        if len(self._sdst) < 2 * n + 16:
+            self._sdst = ctypes.create_string_buffer(4 * n + 64)
+            self._sdst_addr = ctypes.addressof(self._sdst)
+        if len(self._sbuf) < n + 1:
+            self._sbuf = ctypes.create_string_buffer(2 * n + 64)
+            self._sbuf_addr = ctypes.addressof(self._sbuf)
+        ctypes.memmove(self._sbuf_addr, data, n)
+        s, t, err = self._sptrs
+        s.contents.value, t.contents.value, err.contents.value = (
+            self._sbuf_addr, self._sdst_addr, U_ZERO_ERROR)
+        lib.reset(self._screen_cnv)
+        lib.to_unicode(self._screen_cnv, t, self._sdst_addr + len(self._sdst), s,
+                           self._sbuf_addr + n, None, 1, err)
+        if err.contents.value > U_ZERO_ERROR:
+            return None  # let the full path report it
+        units = ctypes.string_at(self._sdst_addr, (t.contents.value or 0) - self._sdst_addr)
+        return {"replace": tuple(map(ord, units.decode("utf-16-le", "surrogatepass")))}
+
+    def _open_screen(self) -> None:
+        lib, err = self.lib, ctypes.c_int(0)
+        cnv = lib.open(self.converter.encode(), ctypes.byref(err))
+        if err.value > U_ZERO_ERROR or not cnv:
+            raise OSError(f"ucnv_open({self.converter}): {lib.error_name(err.value).decode()}")
+        lib.set_cb(cnv, lib.substitute, None, None, None, ctypes.byref(err))
+        if err.value > U_ZERO_ERROR:
+            lib.close(cnv)
+            raise OSError(f"ucnv_setToUCallBack: {lib.error_name(err.value).decode()}")
+        self._sdst = ctypes.create_string_buffer(256)
+        self._sdst_addr = ctypes.addressof(self._sdst)
+        self._sbuf = ctypes.create_string_buffer(128)
+        self._sbuf_addr = ctypes.addressof(self._sbuf)
+        self._sptrs = (ctypes.pointer(ctypes.c_void_p()), ctypes.pointer(ctypes.c_void_p()),
+                       ctypes.pointer(ctypes.c_int(0)))
+        self._screen_cnv = cnv
+
     def close(self) -> None:
         if self._cnv:
             self.lib.close(self._cnv)
             self._cnv = None
+        if self._screen_cnv:
+            self.lib.close(self._screen_cnv)
+            self._screen_cnv = None
 
 
 def _cesu8_bytes(cp: int) -> bytes:

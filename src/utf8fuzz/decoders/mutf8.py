@@ -14,11 +14,15 @@ as every substitution view. It combines a six-byte surrogate pair into one
 supplementary code point itself, as the profile reads it; a lone encoded
 surrogate stays a surrogate code point. Its error reasons are free text, so no
 reason view is claimed.
+
+The screen (the fuzz loop's cheap tier) is the same single call without building an
+outcome: ``strict``, and ``replace`` when it accepts the input.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.outcome import Outcome
@@ -42,6 +46,16 @@ class Mutf8(Decoder):
             return Outcome.partial(n, strict=(e.start, e.end))
         cps = tuple(map(ord, text))
         return Outcome.partial(n, strict=None, spans=(), replace=cps, ignore=cps, escape=cps)
+
+
+    def screen(self, data: bytes) -> dict[str, Any] | None:
+        try:
+            text = self.fn(data)
+        except UnicodeDecodeError as e:
+            return {"strict": (e.start, e.end)}
+        except Exception:
+            return None
+        return {"strict": None, "replace": tuple(map(ord, text))}
 
 
 def discover() -> list[Decoder | Unavailable]:

@@ -24,11 +24,17 @@ the outcome's provenance as ``reported_position``. The reason code is 1
 PyICU's ``ignore`` mode substitutes U+FFFD like ``replace`` (PyICU 2.17 with
 ICU 72): the adapter shows what the mode produces, so that is reported as a
 difference in the ignore view, not hidden.
+
+The screen (the fuzz loop's cheap tier) is one ``UnicodeString`` call: a mode's
+text, or, in strict mode, the text when PyICU accepts the input. When it raises,
+the error's span takes the searches above, so the screen says None and the full
+outcome is built.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.outcome import Outcome
@@ -64,6 +70,14 @@ class PyIcu(Decoder):
             return Outcome.partial(n, strict=(start, self.error_end(data, start)),
                                    provenance=prov)
         return Outcome.partial(n, strict=None, spans=(), replace=cps, ignore=cps, escape=cps)
+
+    def screen(self, data: bytes) -> dict[str, Any] | None:
+        try:
+            if self.mode is not None:
+                return {self.mode: self._text(data, self.mode)}
+            return {"strict": None, "replace": self._text(data, None)}
+        except Exception:
+            return None  # strict mode raised: the span needs the searches
 
     def _accepts(self, piece: bytes) -> bool:
         try:

@@ -31,6 +31,21 @@ Speed. A fuzz loop calls :meth:`Differ.run` thousands of times per second, so th
 common case (everything agrees) is cheap: each reference runs once per input and
 its views are computed once; a decoder showing tokens is compared by one tuple
 equality; classification only runs on a difference.
+
+Two tiers (screening). A decoder may offer :meth:`~utf8fuzz.decoders.base.Decoder.screen`:
+a few views from its cheapest library call. When the differ screens an input, such a
+decoder is first compared at the screened views it shares with the reference; if all
+are equal it agrees on this input, its full outcome is never built, and
+:attr:`Result.outcomes` holds a partial outcome of just the screened views (what was
+observed). On any mismatch, or a screen that says None, the decoder is decoded and
+compared in full, exactly as without screening, so every difference reported comes
+from full outcomes. The price: a view a decoder shows but its screen leaves out is
+compared only on inputs decoded in full. ``full_every=N`` decodes every Nth input in
+full (a deterministic counter; the first input is one of them), so such a
+difference is still found, at 1/N of the rate. ``full_every=1`` (the default, for
+the API, the CLI, replay) never screens; the fuzz loop passes its own (see
+:mod:`.finder`). :meth:`Differ.signatures` - the minimizer's predicate - and
+``run(data, full=True)`` always compare in full.
 """
 
 from __future__ import annotations
@@ -84,6 +99,9 @@ class Result:
     outcomes: dict[str, Outcome]
     references: dict[tuple[str, str], str]
     divergences: list[Divergence] = field(default_factory=list)
+    #: False when screens were used: a decoder that agreed at its screened views has
+    #: a partial outcome here, and its other views were not compared on this input.
+    full: bool = True
 
     @property
     def signatures(self) -> frozenset[str]:
@@ -105,7 +123,13 @@ class Differ:
     listed in :attr:`unjudged`.
     """
 
-    def __init__(self, decoders: Iterable[Decoder], views: Iterable[str] | None = None) -> None:
+    def __init__(self, decoders: Iterable[Decoder], views: Iterable[str] | None = None,
+                 *, full_every: int = 1) -> None:
+        if full_every < 1:
+            raise ValueError(f"full_every must be at least 1, got {full_every}")
+        self.full_every = full_every
+        self.screened = 0  # inputs compared through screens (for stats and tests)
+        self._count = 0
         self.views = frozenset(views) if views is not None else frozenset(VIEWS)
         unknown = self.views - set(VIEWS)
         if unknown:
@@ -128,6 +152,12 @@ class Differ:
             d.name: tuple(v for v in _ORDER if v in d.shows and v in self.views)
             for d in self.decoders
         }
+        # Decoders that screen, with the views the comparison would use.
+        self._screens = {
+            d.name: (d.screen, frozenset(self._shared[d.name]))
+            for d in self.decoders
+            if type(d).screen is not Decoder.screen and self._shared[d.name]
+        }
         # one-shot siblings of incremental decoders, by (family, profile)
         self._oneshot: dict[tuple[str, str], list[str]] = {}
         for d in self.decoders:
@@ -139,16 +169,33 @@ class Differ:
     def profiles(self) -> list[str]:
         return sorted({p for p, _ in self.references})
 
-    def run(self, data: bytes) -> Result:
+    def run(self, data: bytes, *, full: bool = False) -> Result:
+        """Compare every decoder on ``data``; ``full`` forces full outcomes (no
+        screening) whatever ``full_every`` says, without advancing its counter."""
+        if not full and self.full_every > 1 and self._screens:
+            full = self._count % self.full_every == 0
+            self._count += 1
+            if not full:
+                self.screened += 1
+        else:
+            full = True
         refs: dict[tuple[str, str], _Ref] = {
             key: _Ref(data, r.decode(data), r) for key, r in self.references.items()
         }
         outcomes: dict[str, Outcome] = {r.reference.name: r.outcome for r in refs.values()}
         diffs: list[Difference] = []
+        screens = {} if full else self._screens
         for d in self.decoders:
+            ref = refs[(d.profile, d.policy)]
+            sc = screens.get(d.name)
+            if sc is not None:
+                seen = _screen(sc[0], data)
+                if seen is not None and ref.agrees(seen, sc[1]):
+                    outcomes[d.name] = Outcome(len(data), views=seen,
+                                               provenance=d._provenance())
+                    continue
             out = d.decode(data)
             outcomes[d.name] = out
-            ref = refs[(d.profile, d.policy)]
             diff = ref.compare(out, self._shared[d.name])
             if diff is not None:
                 klass, idx, view, detail = diff
@@ -161,14 +208,16 @@ class Differ:
                     d.name, d.profile, klass, feat, tok.start if tok else 0, view, detail,
                 ))
         result = Result(
-            data, outcomes, {k: r.reference.name for k, r in refs.items()},
+            data, outcomes, {k: r.reference.name for k, r in refs.items()}, full=full,
         )
         if diffs:
             result.divergences = self._group(self._incremental(diffs))
         return result
 
     def signatures(self, data: bytes) -> frozenset[str]:
-        return self.run(data).signatures
+        """The signatures of ``data`` from full outcomes (the minimizer's predicate:
+        a signature names every decoder that differs, in any view it shows)."""
+        return self.run(data, full=True).signatures
 
     def _incremental(self, diffs: list[Difference]) -> list[Difference]:
         by_name = {x.decoder: x for x in diffs}
@@ -206,6 +255,14 @@ class Differ:
         return out
 
 
+def _screen(screen: Any, data: bytes) -> dict[str, Any] | None:
+    try:
+        seen = screen(data)
+    except Exception:  # a plug-in's screen that raises: decode in full (a crash there)
+        return None
+    return seen if isinstance(seen, dict) else None
+
+
 # -- comparing one outcome with the reference --------------------------------------
 
 Found = tuple[str, int, str, str]  # class, anchor token index, view, detail
@@ -240,6 +297,17 @@ class _Ref:
             if self.tokens[i].kind != "char":
                 return i
         return len(self.tokens) - 1
+
+    def agrees(self, seen: dict[str, Any], views: frozenset[str]) -> bool:
+        """A screen's views equal the reference's at every view compared here, and
+        at least one was compared (an empty screen proves nothing)."""
+        compared = False
+        for v, val in seen.items():
+            if v in views:
+                if val != self.view(v):
+                    return False
+                compared = True
+        return compared
 
     # -- per view ------------------------------------------------------------------
 
@@ -378,26 +446,51 @@ class _Ref:
         an inserted U+FFFD can line up with it and make the mismatch appear later, at
         a character that is not to blame. ``reach`` maps each output position an
         alignment can reach to the earliest insertion on the way (None: none yet).
+        Linear in the output per token: an error token lets every position at or
+        after a reachable one be reached, so one sweep with a running minimum does it.
         Bounded: the ignore view is compared on fuzz-sized inputs."""
+        if theirs == self.view("replace"):
+            # One value per error (a decoder whose ignore mode substitutes): the
+            # first error is the earliest any alignment can insert at, and this one
+            # does - the search below would find it too, in quadratic time.
+            return next(i for i, t in enumerate(self.tokens) if t.kind != "char")
         n = len(theirs)
         if n * len(self.tokens) > 250_000:
             return None
         never = len(self.tokens)
-        reach: dict[int, int | None] = {0: None}
+        # reach[p]: the earliest insertion on the way to output position p
+        # (``never``: none yet; None: not reachable)
+        reach: list[int | None] = [None] * (n + 1)
+        reach[0] = never
+        lo = 0  # no position below lo is reachable
         for t, tok in enumerate(self.tokens):
-            nxt: dict[int, int | None] = {}
-            for p, first in reach.items():
-                if tok.kind == "char":
-                    if p < n and theirs[p] == tok.value:
-                        _keep(nxt, p + 1, first, never)
-                    continue
-                _keep(nxt, p, first, never)
-                for q in range(p + 1, n + 1):
-                    _keep(nxt, q, t if first is None else first, never)
-            reach = nxt
-            if not reach:
-                return None
-        return reach.get(n)
+            if tok.kind == "char":
+                value = tok.value
+                nxt: list[int | None] = [None] * (n + 1)
+                new_lo = n + 1
+                for p in range(lo, n):
+                    f = reach[p]
+                    if f is not None and theirs[p] == value:
+                        nxt[p + 1] = f
+                        if p + 1 < new_lo:
+                            new_lo = p + 1
+                if new_lo > n:
+                    return None
+                reach, lo = nxt, new_lo
+                continue
+            # An error: stay (keeping the insertion so far), or take any number of
+            # outputs (the first insertion is this token unless there was one before).
+            best = None  # min over reachable p < q of the insertion taking outputs p..q
+            for q in range(lo, n + 1):
+                f = reach[q]
+                if best is not None and (f is None or best < f):
+                    reach[q] = best
+                if f is not None:
+                    cand = t if f == never else f
+                    if best is None or cand < best:
+                        best = cand
+        f = reach[n]
+        return None if f is None or f == never else f
 
     def _escape(self, theirs: tuple[int, ...]) -> Found:
         owner: list[int] = []
@@ -419,14 +512,6 @@ class _Ref:
         else:
             klass = "different-replacement" if x is None or x_err else "accepts-ill-formed"
         return (klass, i, "escape", detail)
-
-
-def _keep(d: dict[int, int | None], pos: int, first: int | None, never: int) -> None:
-    """Record that output position ``pos`` is reachable, keeping the earliest insertion."""
-    old = d.get(pos, never)
-    if pos not in d or (first if first is not None else never) < (
-            old if old is not None else never):
-        d[pos] = first
 
 
 def _prefix(a: Sequence[Any], b: Sequence[Any]) -> int:

@@ -6,10 +6,21 @@ minimizes the input, re-runs the differ on the minimized input (the sidecar reco
 outcomes of *that* input), and saves the entry atomically. Signatures already in the
 corpus are not minimized again: that is what keeps a nightly run fast once the
 known bugs are recorded.
+
+Screening. The finder's differ screens (:mod:`.differ`, "Two tiers"): every
+``full_every``-th input is decoded in full by every decoder, the others only by the
+decoders whose cheap screen disagrees with the reference. The default is
+:data:`FULL_EVERY` or ``$UTF8FUZZ_FULL_EVERY`` (``utf8fuzz fuzz --full-every N`` sets
+it, also for the Atheris subprocess). A screened input whose divergences include a
+signature not yet known is run again in full before anything is recorded, since a
+decoder that agreed at its screen may still differ at a view the screen leaves out,
+and a signature names every decoder that differs; the minimizer and the sidecars
+always use full outcomes.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +30,25 @@ from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.engine.differ import Differ, Result
 from utf8fuzz.engine.minimize import minimize
+
+#: Screen, and decode every decoder in full on one input in this many.
+FULL_EVERY = 8
+FULL_EVERY_ENV = "UTF8FUZZ_FULL_EVERY"
+
+
+def full_every_default() -> int:
+    """``$UTF8FUZZ_FULL_EVERY`` when set (a positive integer), else :data:`FULL_EVERY`."""
+    raw = os.environ.get(FULL_EVERY_ENV, "").strip()
+    if not raw:
+        return FULL_EVERY
+    try:
+        n = int(raw)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ValueError(f"{FULL_EVERY_ENV}={raw!r}: expected a positive integer "
+                         "(1: every input in full)")
+    return n
 
 
 @dataclass
@@ -55,9 +85,12 @@ class Finder:
         *,
         views: Iterable[str] | None = None,
         minimize_seconds: float = 10.0,
+        full_every: int | None = None,
     ) -> None:
         decs = list(decoders)
-        self.differ = Differ(decs, views=views)
+        if full_every is None:
+            full_every = full_every_default()
+        self.differ = Differ(decs, views=views, full_every=full_every)
         self.by_name = {d.name: d for d in decs}
         self.corpus = Path(corpus) if corpus is not None else None
         self.engine = engine
@@ -72,6 +105,8 @@ class Finder:
         self.executions += 1
         if res.divergences:
             self.divergent_inputs += 1
+            if not res.full and any(d.signature.id not in self.known for d in res.divergences):
+                res = self.differ.run(data, full=True)
             for div in res.divergences:
                 if div.signature.id not in self.known:
                     self.known.add(div.signature.id)
@@ -81,10 +116,10 @@ class Finder:
     def _record(self, data: bytes, sig: str) -> None:
         m = minimize(data, lambda b: sig in self.differ.signatures(b),
                      seconds=self.minimize_seconds)
-        res = self.differ.run(m.data)
+        res = self.differ.run(m.data, full=True)
         div = res.get(sig)
         if div is None:  # a flaky decoder: keep the original input
-            res = self.differ.run(data)
+            res = self.differ.run(data, full=True)
             div = res.get(sig)
             if div is None:
                 return

@@ -13,7 +13,8 @@ Engines.
 ``both``        the two at once, the jobs split between them.
 
 Both first replay the seeds (``corpus/seeds``), so a bug the seeds show is found in
-the first second of any run.
+the first second of any run. Both screen (:mod:`.finder`): ``full_every`` (None:
+``$UTF8FUZZ_FULL_EVERY`` or 8) inputs in one are decoded in full by every decoder.
 
 The summary is the ``--json`` object: ``decoders``, ``executions``, ``execs_per_sec``,
 ``new`` (one object per new signature: signature, decoders, class, feature, input in
@@ -39,7 +40,7 @@ from typing import Any
 
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
-from utf8fuzz.engine.finder import Finder
+from utf8fuzz.engine.finder import Finder, full_every_default
 
 ENGINES = ("atheris", "hypothesis", "both")
 ROOT = Path(__file__).resolve().parents[3]  # the source checkout (fuzz/, corpus/)
@@ -82,13 +83,15 @@ def seeds(corpus: Path) -> list[bytes]:
 
 def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline: float,
                       report: Callable[[int, int, list[dict[str, Any]]], None],
-                      minimize_seconds: float, replay_seeds: bool = True) -> Finder:
+                      minimize_seconds: float, replay_seeds: bool = True,
+                      full_every: int | None = None) -> Finder:
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
 
     from utf8fuzz import strategies as u8
 
-    finder = Finder(decoders, corpus, "hypothesis", minimize_seconds=minimize_seconds)
+    finder = Finder(decoders, corpus, "hypothesis", minimize_seconds=minimize_seconds,
+                    full_every=full_every)
     profiles = sorted({d.profile for d in finder.differ.decoders})
     if not profiles:
         return finder
@@ -120,18 +123,20 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
 
 
 def _worker_main(decoders: Sequence[Decoder], corpus: Path | None, deadline: float,
-                 q: Any, index: int, minimize_seconds: float) -> None:
+                 q: Any, index: int, minimize_seconds: float,
+                 full_every: int | None = None) -> None:
     def report(execs: int, div: int, new: list[dict[str, Any]]) -> None:
         q.put((index, execs, div, new))
 
     with contextlib.suppress(KeyboardInterrupt):
         hypothesis_worker(decoders, corpus, deadline, report, minimize_seconds,
-                          replay_seeds=index == 0)
+                          replay_seeds=index == 0, full_every=full_every)
     q.put((index, None, None, None))
 
 
 def run_hypothesis(decoders: Sequence[Decoder], corpus: Path | None, deadline: float,
-                   jobs: int, progress: Progress, minimize_seconds: float) -> None:
+                   jobs: int, progress: Progress, minimize_seconds: float,
+                   full_every: int | None = None) -> None:
     key = "hypothesis"
     if jobs <= 1:
         def report(execs: int, div: int, new: list[dict[str, Any]]) -> None:
@@ -140,12 +145,14 @@ def run_hypothesis(decoders: Sequence[Decoder], corpus: Path | None, deadline: f
                 progress.divergent[key] = div
             progress.add_new(new)
 
-        hypothesis_worker(decoders, corpus, deadline, report, minimize_seconds)
+        hypothesis_worker(decoders, corpus, deadline, report, minimize_seconds,
+                          full_every=full_every)
         return
     ctx = mp.get_context("fork")
     q = ctx.Queue()
     procs = [ctx.Process(target=_worker_main,
-                         args=(decoders, corpus, deadline, q, i, minimize_seconds), daemon=True)
+                         args=(decoders, corpus, deadline, q, i, minimize_seconds, full_every),
+                         daemon=True)
              for i in range(jobs)]
     for p in procs:
         p.start()
@@ -190,7 +197,7 @@ _LINE = re.compile(r"^#(\d+)\s")
 
 def run_atheris(specs: Sequence[str], profiles: Sequence[str], corpus: Path, seconds: float,
                 jobs: int, progress: Progress, minimize_seconds: float,
-                max_len: int = 64) -> dict[str, Any]:
+                max_len: int = 64, full_every: int | None = None) -> dict[str, Any]:
     key = "atheris"
     work = ROOT / "fuzz" / "work" / "differential"
     work.mkdir(parents=True, exist_ok=True)
@@ -204,6 +211,8 @@ def run_atheris(specs: Sequence[str], profiles: Sequence[str], corpus: Path, sec
         # a user's module:attr decoder is importable from the directory fuzz runs in
         "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), env.get("PYTHONPATH")])),
     })
+    if full_every is not None:
+        env["UTF8FUZZ_FULL_EVERY"] = str(full_every)
     if specs:
         env["UTF8FUZZ_DECODERS"] = json.dumps(list(specs))
     if profiles:
@@ -283,19 +292,25 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
 def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: float = 60.0,
          jobs: int = 1, corpus: Path | None = None, specs: Sequence[str] = (),
          profiles: Sequence[str] = (), progress: Progress | None = None,
-         minimize_seconds: float | None = None) -> dict[str, Any]:
+         minimize_seconds: float | None = None,
+         full_every: int | None = None) -> dict[str, Any]:
     """Run the chosen engine(s) for ``seconds`` and return the summary object.
 
     ``specs`` are the decoder specs the Atheris subprocess resolves again (it cannot
     receive Python objects); leave empty for "every available decoder".
+    ``full_every``: see :mod:`.finder` (None: ``$UTF8FUZZ_FULL_EVERY`` or 8).
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines are {', '.join(ENGINES)}")
+    if full_every is None:
+        full_every = full_every_default()
+    if full_every < 1:
+        raise ValueError(f"full_every must be at least 1, got {full_every}")
     progress = progress or Progress()
     ms = minimize_seconds if minimize_seconds is not None else max(1.0, min(10.0, seconds / 6))
     deadline = time.monotonic() + seconds
     used: list[str] = []
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = {"full_every": full_every}
     want_atheris = engine in ("atheris", "both")
     if want_atheris:
         why = atheris_available()
@@ -318,7 +333,7 @@ def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: fl
 
         def go() -> None:
             results["atheris"] = run_atheris(specs, profiles, corpus, seconds, a_jobs,
-                                             progress, ms)
+                                             progress, ms, full_every=full_every)
 
         t = threading.Thread(target=go, daemon=True)
         t.start()
@@ -326,7 +341,7 @@ def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: fl
     try:
         if engine in ("hypothesis", "both"):
             used.append("hypothesis")
-            run_hypothesis(decoders, corpus, deadline, h_jobs, progress, ms)
+            run_hypothesis(decoders, corpus, deadline, h_jobs, progress, ms, full_every)
         for t in threads:
             t.join()
     except KeyboardInterrupt:
