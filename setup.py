@@ -8,7 +8,7 @@ from setuptools import Extension, setup
 ext_modules: list = [
     Extension(
         "utf8fuzz.fast._fast",
-        sources=[f"src/utf8fuzz/fast/{f}" for f in ("_fast.c", "scalar.c", "simd.c")],
+        sources=[f"src/utf8fuzz/fast/{f}" for f in ("_fast.c", "scalar.c", "simd.c", "avx512.c")],
         depends=[f"src/utf8fuzz/fast/{h}" for h in ("fast.h", "lookup.h", "k128.h")],
         extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
     )

@@ -68,6 +68,9 @@ size_t to_ucs4_scalar(const uint8_t *s, size_t n, size_t i, uint32_t *out, size_
                       size_t *pi);
 size_t ascii32_scalar(const uint8_t *s, size_t n, size_t i, uint32_t *out, size_t *o, size_t cap);
 
+/* avx512.c (x86-64 only): the avx512 path's validation. */
+int scan_avx512(const uint8_t *s, size_t n, u8stats *st, size_t *restart);
+
 
 /* simd.c: NULL entries when the compiler could not build that path. */
 extern const fast_path *const fast_simd_paths[PATH_COUNT];

@@ -572,6 +572,11 @@ static const fast_path path_avx2 = {
     "avx2", scan_avx2, to_ucs1_avx2, to_ucs2_avx2, to_ucs4_avx2, ascii32_avx2, c8_blocks_avx2,
 };
 
+/* Validation on 64-byte vectors (avx512.c), transcoding by the avx2 kernels. */
+static const fast_path path_avx512 = {
+    "avx512", scan_avx512, to_ucs1_avx2, to_ucs2_avx2, to_ucs4_avx2, ascii32_avx2, c8_blocks_avx2,
+};
+
 #else /* not x86-64: only the scalar path */
 void fast_simd_init(void) {}
 int fast_cpu_has(int path) { return path == PATH_SCALAR; }
@@ -583,7 +588,7 @@ const char *fast_cpu_missing(int path, char *buf, size_t size) {
 
 #ifdef HAVE_X86
 const fast_path *const fast_simd_paths[PATH_COUNT] = {&fast_scalar, &path_sse2, &path_ssse3,
-                                                      &path_avx2, NULL};
+                                                      &path_avx2, &path_avx512};
 #else
 const fast_path *const fast_simd_paths[PATH_COUNT] = {&fast_scalar, NULL, NULL, NULL, NULL};
 #endif
