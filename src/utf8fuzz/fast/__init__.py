@@ -24,15 +24,19 @@ against the references and CPython like any other decoder (``fast:unicode``,
     Refuses what the reference refuses, raising the reference's ``EncodeError``.
 
 Code paths. ``scalar`` (the definition the others are tested against), ``sse2``
-(SIMD ASCII runs; every x86-64), ``avx2`` (Keiser-Lemire lookup validation and
-shuffle-table transcoding kernels per PEP 393 kind). An ``avx512`` slot exists but
-no AVX-512 path is written yet: forcing it raises. The best path the CPU runs is
-chosen at import; inputs under ``info()["short_input"]`` bytes take the scalar
-path. ``UTF8FUZZ_FAST_PATH=scalar|sse2|avx2|avx512|auto`` forces a path for every
-length (so tests reach every path's tail handling); forcing one this CPU cannot
-run makes the import fail with ImportError saying why - never a silent fallback,
-so a test run never believes it tested a path it did not. ``set_path(name)`` does
-the same at run time (ValueError) and returns the previous setting.
+(SIMD ASCII runs; every x86-64: the baseline), ``ssse3`` (Keiser-Lemire lookup
+validation with PSHUFB on 16-byte vectors and shuffle-table transcoding kernels
+per PEP 393 kind; SSSE3 only, no POPCNT or SSE4), ``avx2`` (the same on 32-byte
+vectors, plus Corrected UTF-8 blocks) and ``avx512`` (the validation on 64-byte
+AVX-512BW vectors, the avx2 transcoding kernels; built, but not yet executed on
+AVX-512 hardware by this project). The best path the CPU runs is chosen at
+import; inputs under ``info()["short_input"]`` bytes take the scalar path.
+``UTF8FUZZ_FAST_PATH=scalar|sse2|ssse3|avx2|avx512|auto`` forces a path for
+every length (so tests reach every path's tail handling); forcing one this CPU
+cannot run makes the import fail with ImportError naming the missing CPU
+features - never a silent fallback, so a test run never believes it tested a
+path it did not. ``set_path(name)`` does the same at run time (ValueError) and
+returns the previous setting.
 """
 
 from __future__ import annotations
