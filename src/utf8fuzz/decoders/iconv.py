@@ -23,7 +23,7 @@ is an error alone. The outcome shows ``strict`` and ``reason`` (and, on input
 iconv accepts, the converted text as every substitution view).
 
 The screen (the fuzz loop's cheap tier) is the first ``iconv()`` call alone: on
-input iconv accepts it is every view the full outcome shows, and on a truncated
+input iconv accepts it is the views ``shows`` lists, and on a truncated
 end (``EINVAL``) the span and reason; only an ``EILSEQ`` needs the span search,
 so the screen says None and the full outcome is built.
 """
@@ -128,10 +128,9 @@ class Iconv(Decoder):
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
         try:
-            p, err, out = self.convert(data)
+            p, err, _ = self.convert(data)
             if err is None:
-                cps = self._codepoints(out)
-                return {"strict": None, "reason": None, "replace": cps}
+                return {"strict": None, "reason": None}
         except Exception:
             return None
         if err == "EINVAL":

@@ -16,7 +16,7 @@ surrogate stays a surrogate code point. Its error reasons are free text, so no
 reason view is claimed.
 
 The screen (the fuzz loop's cheap tier) is the same single call without building an
-outcome: ``strict``, and ``replace`` when it accepts the input.
+outcome: ``strict``, the one view every outcome shows.
 """
 
 from __future__ import annotations
@@ -50,12 +50,12 @@ class Mutf8(Decoder):
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
         try:
-            text = self.fn(data)
+            self.fn(data)
         except UnicodeDecodeError as e:
             return {"strict": (e.start, e.end)}
         except Exception:
             return None
-        return {"strict": None, "replace": tuple(map(ord, text))}
+        return {"strict": None}
 
 
 def discover() -> list[Decoder | Unavailable]:

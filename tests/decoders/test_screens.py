@@ -1,0 +1,125 @@
+"""Every adapter's screen (the fuzz loop's cheap tier) against its own full outcome.
+
+A screen must never disagree with its own decoder: each view it gives must equal the
+same view of ``decode()`` on the same input, on Unicode's example, the boundary
+inputs and arbitrary bytes. Then, per adapter, what the screen is pinned to say.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tests.decoders.decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE
+
+from utf8fuzz import decoders
+from utf8fuzz import strategies as u8
+from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.outcome import VIEWS
+
+SCREENING = [d for d in decoders.available() if type(d).screen is not Decoder.screen]
+BY_NAME = {d.name: d for d in decoders.available()}
+INPUTS = [EXAMPLE, *(bytes.fromhex(h) for h in BOUNDARY.values())]
+
+
+def check_screen(d: Decoder, data: bytes) -> dict | None:
+    seen = d.screen(data)
+    if seen is None:
+        return None
+    assert seen, f"{d.name}: an empty screen (say None instead)"
+    out = d.decode(data)
+    assert out.ok, f"{d.name} screens {data.hex(' ')} but its full outcome is {out.status}"
+    for view, value in seen.items():
+        assert view in VIEWS and view in d.shows, f"{d.name} screens {view!r}, not shown"
+        assert value == out.view(view), (
+            f"{d.name} on {data.hex(' ') or '(empty)'}: screen {view}={value}, "
+            f"full {out.view(view)}")
+        assert type(value) is type(out.view(view))
+    return seen
+
+
+def test_the_expensive_adapters_screen():
+    names = {d.name for d in SCREENING}
+    for family in ("cpython:", "fast:", "icu", "iconv:", "pyicu", "mutf8"):
+        present = [n for n in BY_NAME if n.startswith(family)]
+        assert set(present) <= names, f"not screening: {sorted(set(present) - names)}"
+    # out of process already batched: no screen
+    assert not any(n.startswith("node:") for n in names)
+
+
+@pytest.mark.parametrize("d", SCREENING, ids=lambda d: d.name)
+def test_screen_equals_own_full_outcome_on_example_and_boundaries(d):
+    screened = [x for x in INPUTS if check_screen(d, x) is not None]
+    assert screened, f"{d.name} screens none of the boundary inputs"
+
+
+@pytest.mark.parametrize("d", SCREENING, ids=lambda d: d.name)
+def test_screen_equals_own_full_outcome_on_arbitrary_bytes(d):
+    @settings(max_examples=60, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(st.one_of(st.binary(max_size=64), u8.inputs(d.profile)))
+    def prop(data: bytes) -> None:
+        check_screen(d, data)
+
+    prop()
+
+
+def screen(name: str, hexin: str) -> dict | None:
+    if name not in BY_NAME:
+        pytest.skip(f"{name} is not available here")
+    return BY_NAME[name].screen(bytes.fromhex(hexin))
+
+
+def test_cpython_recording_decoders_screen_replace_and_the_first_error():
+    for name in ("cpython:spans", "cpython:incremental", "cpython:utf-8-sig"):
+        assert screen(name, EXAMPLE.hex()) == {
+            "replace": EXAMPLE_REPLACE, "strict": (1, 4), "reason": "illegal"}
+    # a literal U+FFFD is no error
+    assert screen("cpython:spans", "EF BF BD") == {
+        "replace": (0xFFFD,), "strict": None, "reason": None}
+    # utf-8-sig: the stripped BOM is U+FEFF, offsets after it absolute
+    assert screen("cpython:utf-8-sig", "EF BB BF 41 C3") == {
+        "replace": (0xFEFF, 0x41, 0xFFFD), "strict": (4, 5), "reason": "truncated"}
+    # incremental: the first error's offsets are absolute, whatever the chunks
+    assert screen("cpython:incremental", "41 42 43 E2 82 41") == {
+        "replace": (0x41, 0x42, 0x43, 0xFFFD, 0x41), "strict": (3, 5), "reason": "illegal"}
+
+
+def test_cpython_surrogatepass_screens_the_first_error_it_cannot_pass():
+    assert screen("cpython:surrogatepass", "ED A0 80 C0") == {
+        "strict": (3, 4), "reason": "illegal"}
+    assert screen("cpython:surrogatepass", "ED A0 80") == {
+        "strict": None, "reason": None, "replace": (0xD800,)}
+
+
+def test_icu_screens_replace_through_its_own_substituting_callback():
+    assert screen("icu", EXAMPLE.hex()) == {"replace": EXAMPLE_REPLACE}
+    assert screen("icu:cesu8", "ED A0 BD ED B8 80") == {"replace": (0x1F600,)}
+
+
+def test_iconv_screens_without_the_span_search():
+    assert screen("iconv:utf32le", "41 E2 82") == {"strict": (1, 3), "reason": "truncated"}
+    assert screen("iconv:utf32le", "41 C3 A9") == {"strict": None, "reason": None}
+    assert screen("iconv:utf32le", EXAMPLE.hex()) is None  # EILSEQ: where does it end?
+
+
+def test_pyicu_strict_screens_only_accepted_input():
+    assert screen("pyicu", "41 C3 A9") == {"strict": None}
+    assert screen("pyicu", EXAMPLE.hex()) is None  # the span takes PyICU searches
+
+
+def test_fast_path_screens_replace_and_strict():
+    assert screen("fast:unicode", EXAMPLE.hex()) == {"replace": EXAMPLE_REPLACE,
+                                                    "strict": (1, 4)}
+    assert screen("fast:corrected", "41 FE") == {
+        "replace": (0x41, 0xFFFD), "strict": (1, 2), "reason": "reserved"}
+
+
+def test_a_screen_that_meets_an_exception_says_none():
+    if "mutf8:py" not in BY_NAME:
+        pytest.skip("mutf8 is not installed")
+    d = BY_NAME["mutf8:py"]
+    # mutf8's pure-Python decoder raises RuntimeError on FF: the full path reports a
+    # crash, so the screen must not answer
+    assert d.decode(b"\xff").status == "crash"
+    assert d.screen(b"\xff") is None
