@@ -8,6 +8,9 @@ want=(
   "libicu-dev:/usr/include/unicode/ucnv.h"
   "pkg-config:pkg-config"
   "nodejs:node"
+  # test-only: SIMDe emulates AVX-512 intrinsics so the avx512 kernel's validation
+  # runs (under ASan) on CPUs without AVX-512 (tests/fast/test_avx512_emulated.py)
+  "libsimde-dev:/usr/include/simde/x86/avx512.h"
 )
 [ "${UTF8FUZZ_WITH_CLANG:-0}" = 1 ] && want+=("clang:clang")
 [ "${UTF8FUZZ_WITH_CHROMIUM:-0}" = 1 ] && want+=("chromium:chromium")

@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repeats", type=int, default=7,
                    help="timed repeats per decoder; the median is reported (default 7)")
     p.add_argument("--path", metavar="P",
-                   help="force a code path of the fast path (scalar, sse2, avx2, avx512)")
+                   help="force a code path of the fast path (scalar, sse2, ssse3, avx2, avx512)")
 
 
 def run(args: argparse.Namespace) -> int:
