@@ -139,3 +139,24 @@ def test_inserted_value_that_looks_like_a_literal_replacement_character():
     # first; the alignment still blames F1.
     assert sigs([IgnoreSubstitutes()], "F1 EF BF BD 41") == [
         "unicode/accepts-ill-formed/incomplete-4-byte-sequence/planted:ignore-substitutes"]
+
+
+class WrongTextOnValidInput(Decoder):
+    """Declares only strict (as iconv does) but carries its text on valid input;
+    its planted bug: U+00E9 comes out as U+00E8."""
+
+    name, shows = "planted:strict-with-text", frozenset({"strict"})
+
+    def run(self, data):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return Outcome.partial(len(data), strict=(e.start, e.end))
+        cps = tuple(0xE8 if ord(c) == 0xE9 else ord(c) for c in text)
+        return Outcome.partial(len(data), strict=None, replace=cps, ignore=cps)
+
+
+def test_text_shown_on_valid_input_is_compared_even_if_not_declared():
+    assert sigs([WrongTextOnValidInput()], "41 C3 A9") == [
+        "unicode/different-code-point/well-formed-2-byte/planted:strict-with-text"]
+    assert sigs([WrongTextOnValidInput()], "41 C3") == []
