@@ -131,4 +131,25 @@ static inline int u8_token(const uint8_t *s, size_t n, size_t i, uint32_t *cp, s
     return 0;
 }
 
+/* One step of a validating scan, after the caller skipped what ASCII it could in
+ * bulk: one ASCII byte, or one well-formed sequence, with the counts the single
+ * PyUnicode_New needs (continuation bytes, widest lead). 0 at an ill-formed
+ * sequence, *i left on it. Shared by the scalar and sse2 scans, which differ only
+ * in how many ASCII bytes they skip at once. */
+static inline int scan_step(const uint8_t *s, size_t n, size_t *i, size_t *ncont,
+                            unsigned *maxb) {
+    size_t k = *i;
+    if (s[k] < 0x80) {
+        *i = k + 1;
+        return 1;
+    }
+    uint32_t cp;
+    size_t len;
+    if (u8_token(s, n, k, &cp, &len)) return 0;
+    *ncont += len - 1;
+    if (s[k] > *maxb) *maxb = s[k];
+    *i = k + len;
+    return 1;
+}
+
 #endif

@@ -18,19 +18,10 @@ int scan_scalar(const uint8_t *s, size_t n, u8stats *st, size_t *restart) {
                 continue;
             }
         }
-        if (s[i] < 0x80) {
-            i++;
-            continue;
-        }
-        uint32_t cp;
-        size_t len;
-        if (u8_token(s, n, i, &cp, &len)) {
+        if (!scan_step(s, n, &i, &ncont, &maxb)) {
             *restart = i;
             return 0;
         }
-        ncont += len - 1;
-        if (s[i] > maxb) maxb = s[i];
-        i += len;
     }
     st->ncont = ncont;
     st->maxb = maxb;
