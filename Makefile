@@ -21,7 +21,7 @@ test: setup
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py $(wildcard src/utf8fuzz/fast/*.c src/utf8fuzz/fast/*.h) scripts/system-deps.sh
+$(STAMP): pyproject.toml setup.py $(wildcard src/utf8fuzz/fast/*.c src/utf8fuzz/fast/*.h src/utf8fuzz/decoders/*.c) scripts/system-deps.sh
 	bash scripts/system-deps.sh
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip "setuptools>=77" wheel  # asan-test builds with the venv's setuptools
@@ -72,4 +72,4 @@ asan-test: setup
 	  $(PY) setup.py -q build_ext --build-temp $(ASAN)/tmp --build-lib $(ASAN)
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 UTF8FUZZ_EXPECT_SANITIZED=$(ASAN) \
 	  LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" PYTHONPATH=$(ASAN) \
-	  $(PY) -m pytest -q -p no:cacheprovider tests/fast
+	  $(PY) -m pytest -q -p no:cacheprovider tests/fast tests/decoders/test_icu.py tests/decoders/test_iconv.py

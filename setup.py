@@ -11,7 +11,13 @@ ext_modules: list = [
         sources=[f"src/utf8fuzz/fast/{f}" for f in ("_fast.c", "scalar.c", "simd.c", "avx512.c")],
         depends=[f"src/utf8fuzz/fast/{h}" for h in ("fast.h", "lookup.h", "k128.h")],
         extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
-    )
+    ),
+    # The ICU and iconv adapters' per-call glue (ICU is not linked: see the file).
+    Extension(
+        "utf8fuzz.decoders._native",
+        sources=["src/utf8fuzz/decoders/_native.c"],
+        extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+    ),
 ]
 
 setup(ext_modules=ext_modules)

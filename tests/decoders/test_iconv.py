@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import sys
+
 import pytest
 from decoder_inputs import BOUNDARY, EXAMPLE
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from utf8fuzz.decoders import iconv
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.reference import reference
+from utf8fuzz.outcome import Outcome
+from utf8fuzz.policies import decode_tokens
+from utf8fuzz.profiles import get_profile
 
 FOUND = {d.name: d for d in iconv.discover() if isinstance(d, Decoder)}
 pytestmark = pytest.mark.skipif(
@@ -87,3 +96,112 @@ def test_ill_formed_inputs_start_where_the_reference_says(key):
     for d in FOUND.values():
         out = d.decode(data)
         assert out.view("strict")[0] == ref[0] and out.view("reason") == "illegal"
+
+
+# -- the C glue against the pure-ctypes path it replaced ---------------------------
+#
+# The adapter's calls (span search included) are C (utf8fuzz.decoders._native).
+# This is the ctypes path it replaced, kept as the oracle: glibc's iconv() through
+# ctypes, the span search in Python. Every outcome and screen of the C glue must
+# equal it.
+
+_FAIL = ctypes.c_size_t(-1).value
+
+
+class CtypesOracle:
+    def __init__(self, dec: iconv.Iconv) -> None:
+        self.dec = dec
+        libc = self.libc = ctypes.CDLL(None, use_errno=True)
+        libc.iconv_open.restype = ctypes.c_void_p
+        libc.iconv_open.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        libc.iconv.restype = ctypes.c_size_t
+        vpp, szp = ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)
+        libc.iconv.argtypes = [ctypes.c_void_p, vpp, szp, vpp, szp]
+        libc.iconv_close.argtypes = [ctypes.c_void_p]
+        self.cd = libc.iconv_open(dec.target.encode(), b"UTF-8")
+
+    def convert(self, data: bytes) -> tuple[int, str | None, bytes]:
+        n = len(data)
+        room = 8 * n + 16
+        src, dst = ctypes.create_string_buffer(data, n), ctypes.create_string_buffer(room)
+        s, d = ctypes.c_void_p(ctypes.addressof(src)), ctypes.c_void_p(ctypes.addressof(dst))
+        sl, dl = ctypes.c_size_t(n), ctypes.c_size_t(room)
+        self.libc.iconv(self.cd, None, None, None, None)
+        r = self.libc.iconv(self.cd, ctypes.byref(s), ctypes.byref(sl), ctypes.byref(d),
+                            ctypes.byref(dl))
+        err = ctypes.get_errno() if r == _FAIL else 0
+        out = ctypes.string_at(dst, (d.value or 0) - ctypes.addressof(dst))
+        if r == _FAIL and err not in (errno.EILSEQ, errno.EINVAL):
+            raise OSError(err, f"iconv: {errno.errorcode.get(err, err)}")
+        consumed = (s.value or ctypes.addressof(src)) - ctypes.addressof(src)
+        return consumed, (errno.errorcode[err] if r == _FAIL else None), out
+
+    def decode(self, data: bytes) -> Outcome:
+        n = len(data)
+        p, err, out = self.convert(data)
+        if err is None:
+            if self.dec.target == "UTF-8":
+                cps = tuple(t.value for t in decode_tokens(out, get_profile("legacy")))
+            else:
+                order = "little" if self.dec.target.endswith("LE") else sys.byteorder
+                cps = tuple(int.from_bytes(out[i:i + 4], order) for i in range(0, len(out), 4))
+            return Outcome.partial(n, strict=None, reason=None, spans=(), replace=cps,
+                                   ignore=cps, escape=cps, provenance=self.dec.versions())
+        if err == "EINVAL":
+            return Outcome.partial(n, strict=(p, n), reason="truncated",
+                                   provenance=self.dec.versions())
+        end = p + 1
+        for t in range(2, min(6, n - p) + 1):
+            if self.convert(data[p:p + t])[1] == "EINVAL":
+                end = p + t
+        return Outcome.partial(n, strict=(p, end), reason="illegal",
+                               provenance=self.dec.versions())
+
+    def close(self) -> None:
+        self.libc.iconv_close(self.cd)
+
+
+@pytest.fixture(scope="module")
+def oracles():
+    made = {name: CtypesOracle(d) for name, d in FOUND.items()}
+    yield made
+    for o in made.values():
+        o.close()
+
+
+def check_native(dec: iconv.Iconv, oracle: CtypesOracle, data: bytes) -> None:
+    want, got = oracle.decode(data), dec.decode(data)
+    assert got.to_json() == want.to_json(), (dec.name, data.hex(" "))
+    assert dec.convert(data) == oracle.convert(data)
+    seen = dec.screen(data)
+    assert seen == {"strict": want.view("strict"), "reason": want.view("reason")}
+
+
+_PIECES = st.sampled_from([bytes.fromhex(h) for h in (
+    "41", "80", "BF", "C0 80", "C2", "C3 A9", "E0 80", "E2 82", "E2 82 AC", "ED A0 80",
+    "F0 9F", "F0 9F 98 80", "F4 90 80 80", "F7 BF BF BF", "F8 88 80 80 80",
+    "FC 84 80 80 80 80", "FD BF BF BF BF BF", "FE", "FF")])
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(st.one_of(st.binary(max_size=64), st.lists(_PIECES, max_size=20).map(b"".join)))
+def test_native_glue_equals_the_ctypes_path(oracles, data):
+    for name, dec in FOUND.items():
+        check_native(dec, oracles[name], data)
+
+
+@pytest.mark.parametrize("data", [
+    b"", bytes(range(256)) * 3, b"A" * 600, b"A" * 256 + b"\xff", ("é€😀" * 500).encode("utf-8"),
+    ("é€😀" * 500).encode("utf-8") + b"\xf0\x9f", "😀".encode() * 70 + b"\xf8\x88\x80\x80\x80",
+], ids=["empty", "all-bytes", "ascii-600", "ascii-256-ff", "long-valid", "long-truncated",
+        "long-five-byte"])
+def test_native_glue_equals_the_ctypes_path_on_long_input(oracles, data):
+    for name, dec in FOUND.items():
+        check_native(dec, oracles[name], data)
+
+
+def test_a_closed_descriptor_is_a_crash_not_a_segfault():
+    d = iconv.Iconv("probe", "UTF-32LE")
+    d.close()
+    assert d.decode(b"a").status == "crash"
+    assert d.screen(b"a") is None

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import ctypes
+import itertools
+
 import pytest
 from decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE, EXAMPLE_SPANS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from utf8fuzz.decoders import icu
+from utf8fuzz.decoders._tiling import TilingError, tile, utf8_bytes, utf16_codepoints
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.reference import reference
+from utf8fuzz.outcome import Outcome
+from utf8fuzz.profiles._pairs import pair_encode
 
 FOUND = [d for d in icu.discover() if isinstance(d, Decoder)]
 pytestmark = pytest.mark.skipif(
@@ -102,3 +108,145 @@ def test_cesu8_surrogates_are_not_paired_across_an_error(hexin):
             assert out.codepoints() == witness
         else:  # the bundled ICU: not the one PyICU links, so only the shape
             assert len(out.codepoints()) == len(witness)
+
+
+# -- the C glue against the pure-ctypes path it replaced ---------------------------
+#
+# The adapter's per-call glue is C (utf8fuzz.decoders._native). This is the ctypes
+# path it replaced, kept as the oracle: the same ICU functions, a Python to-Unicode
+# callback, Python's UTF-16 decoder and _tiling.tile. Slow and obviously the old
+# behaviour; every outcome and screen of the C glue must equal it.
+
+class _ToUArgs(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_uint16), ("flush", ctypes.c_int8),
+                ("converter", ctypes.c_void_p), ("source", ctypes.c_void_p),
+                ("sourceLimit", ctypes.c_void_p), ("target", ctypes.c_void_p),
+                ("targetLimit", ctypes.c_void_p), ("offsets", ctypes.c_void_p)]
+
+
+_ToUCallback = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(_ToUArgs),
+                                ctypes.c_void_p, ctypes.c_int32, ctypes.c_int,
+                                ctypes.POINTER(ctypes.c_int))
+
+
+class CtypesOracle:
+    """The ctypes recording converter the adapter used before its glue moved to C."""
+
+    def __init__(self, dec: icu.IcuConverter) -> None:
+        self.dec = dec
+        lib = ctypes.CDLL(dec.lib.path)
+        vp, ip = ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)
+        to_u, reset, set_cb = dec.lib.glue
+        self.to_unicode = ctypes.CFUNCTYPE(None, vp, ctypes.POINTER(vp), vp, ctypes.POINTER(vp),
+                                           vp, vp, ctypes.c_int8, ip)(to_u)
+        self.reset = ctypes.CFUNCTYPE(None, vp)(reset)
+        set_cb_fn = ctypes.CFUNCTYPE(None, vp, _ToUCallback, vp, vp, vp, ip)(set_cb)
+        err = ctypes.c_int(0)
+        self.cnv = dec.lib.open(dec.converter.encode(), ctypes.byref(err))
+        assert err.value <= 0 and self.cnv
+        self.cb = _ToUCallback(self.callback)
+        set_cb_fn(self.cnv, self.cb, None, None, None, ctypes.byref(err))
+        self._lib = lib
+
+    def callback(self, _ctx, args, code_units, length, reason, perr):
+        if reason > 2:
+            return
+        end = args.contents.source - self.base
+        start = end - length
+        if self.data[start:end] != ctypes.string_at(code_units, length):
+            self.mismatch = f"ICU's error bytes at [{start},{end}) are not the input's"
+        self.events.append((start, end, "truncated" if perr[0] == 11 else "illegal"))
+        self.cuts.append((args.contents.target or self.dst_base) - self.dst_base)
+        perr[0] = 0
+
+    def decode(self, data: bytes) -> Outcome:
+        try:
+            return self.run(data)
+        except Exception as e:
+            return Outcome.failure(len(data), "crash", f"{type(e).__name__}: {e}"[:500],
+                                   self.dec.versions())
+
+    def run(self, data: bytes) -> Outcome:
+        n = len(data)
+        src = ctypes.create_string_buffer(data, n + 1)
+        dst = (ctypes.c_uint16 * (n + 8))()
+        self.base, self.data, self.events, self.mismatch = ctypes.addressof(src), data, [], None
+        self.dst_base, self.cuts = ctypes.addressof(dst), []
+        s, t = ctypes.c_void_p(self.base), ctypes.c_void_p(self.dst_base)
+        err = ctypes.c_int(0)
+        self.reset(self.cnv)
+        self.to_unicode(self.cnv, ctypes.byref(t), self.dst_base + 2 * (n + 8), ctypes.byref(s),
+                        self.base + n, None, 1, ctypes.byref(err))
+        if err.value > 0:
+            raise RuntimeError(f"ucnv_toUnicode: {self.dec.lib.error_name(err.value).decode()}")
+        if self.mismatch:
+            raise TilingError(self.mismatch)
+        units = ctypes.string_at(dst, (t.value or 0) - self.dst_base)
+        cps: list[int] = []
+        for a, b in itertools.pairwise([0, *self.cuts, len(units)]):
+            cps += utf16_codepoints(units[a:b])
+        encode = ((lambda c: pair_encode(c) if c > 0xFFFF else utf8_bytes(c))
+                  if self.dec.profile == "cesu8" else utf8_bytes)
+        toks = tile(data, cps, self.events, encode=encode)
+        return Outcome.from_tokens(toks, n, self.dec.versions(), data=data)
+
+    def close(self) -> None:
+        self.dec.lib.close(self.cnv)
+
+
+@pytest.fixture(scope="module")
+def oracles():
+    made = {d.name: CtypesOracle(d) for d in FOUND}
+    yield made
+    for o in made.values():
+        o.close()
+
+
+def check_native(dec: icu.IcuConverter, oracle: CtypesOracle, data: bytes) -> None:
+    want = oracle.decode(data)
+    got = dec.decode(data)
+    assert got.to_json() == want.to_json(), (dec.name, data.hex(" "))
+    seen = dec.screen(data)
+    if not want.ok:
+        assert seen is None
+        return
+    assert seen is not None, (dec.name, data.hex(" "))
+    for view, value in seen.items():
+        if view == "replace":
+            value = tuple(map(ord, value))
+        assert value == want.view(view), (dec.name, data.hex(" "), view)
+    assert set(seen) == {"strict", "spans", "reason", "replace"}
+
+
+# Bytes that ICU's UTF-8 and CESU-8 converters treat in every way they can: lead
+# bytes of every length, continuations, surrogate halves, pair halves, ASCII.
+_PIECES = st.sampled_from([bytes.fromhex(h) for h in (
+    "41", "80", "BF", "C2", "C3 A9", "E2 82", "E2 82 AC", "ED A0", "ED A0 BD", "ED B8 80",
+    "ED A0 BF", "ED B0 80", "F0 9F", "F0 9F 98 80", "F4 90 80 80", "F8 88 80 80 80", "FE",
+    "EF BF BD", "C0 80")])
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(st.one_of(st.binary(max_size=64), st.lists(_PIECES, max_size=24).map(b"".join)))
+def test_native_glue_equals_the_ctypes_path(oracles, data):
+    for dec in FOUND:
+        check_native(dec, oracles[dec.name], data)
+
+
+@pytest.mark.parametrize("data", [
+    b"",
+    bytes(range(256)) * 3,                      # > 256 bytes: the glue's heap buffers
+    b"\xff" * 300 + "😀".encode() * 70,       # hundreds of errors and pairs
+    bytes.fromhex("ED A0 BF BF ED B0 80") * 50,
+    ("é€😀" * 500).encode("utf-8") + b"\xf0\x9f",
+], ids=["empty", "all-bytes", "many-errors", "cesu-cuts", "long-truncated"])
+def test_native_glue_equals_the_ctypes_path_on_long_input(oracles, data):
+    for dec in FOUND:
+        check_native(dec, oracles[dec.name], data)
+
+
+def test_a_closed_converter_is_a_crash_not_a_segfault():
+    dec = icu.IcuConverter(icu._load(FOUND[0].lib.path), "UTF-8", "icu:probe", "unicode")
+    dec.close()
+    assert dec.decode(b"a").status == "crash"
+    assert dec.screen(b"a") is None

@@ -22,17 +22,23 @@ sequence's maximal subpart, as far as glibc can tell, and a byte that begins non
 is an error alone. The outcome shows ``strict`` and ``reason`` (and, on input
 iconv accepts, the converted text as every substitution view).
 
-The screen (the fuzz loop's cheap tier) is the first ``iconv()`` call alone: on
-input iconv accepts it is the views ``shows`` lists, and on a truncated
-end (``EINVAL``) the span and reason; only an ``EILSEQ`` needs the span search,
-so the screen says None and the full outcome is built.
+Native glue. The calls, the span search included, are made from C
+(:mod:`utf8fuzz.decoders._native`, through ``<iconv.h>``: glibc's iconv is
+libc); through ctypes, the up to six calls per ill-formed input cost tens of
+microseconds. The descriptor is still opened here (ctypes), C gets it as an
+integer. Without the extension the adapters are Unavailable, in one line;
+tests/decoders/test_iconv.py keeps the old pure-ctypes path as the oracle
+the C glue is checked against.
+
+The screen (the fuzz loop's cheap tier) is the same calls, span search included,
+as the views ``strict`` and ``reason`` (all the outcome shows on ill-formed
+input); only the valid input's text needs the full outcome.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
-import sys
 from functools import cache
 from typing import Any
 
@@ -41,8 +47,16 @@ from utf8fuzz.outcome import Outcome
 from utf8fuzz.policies import decode_tokens
 from utf8fuzz.profiles import get_profile
 
+try:
+    from utf8fuzz.decoders import _native
+except ImportError:  # not built: discover() says so
+    _native = None  # type: ignore[assignment]
+
 TARGETS = (("utf32le", "UTF-32LE"), ("ucs4", "UCS-4LE"), ("wchar_t", "WCHAR_T"),
            ("utf8", "UTF-8"))
+# How the C glue reads each target's output: 32-bit little-endian, 32-bit in the
+# host's order (WCHAR_T), or UTF-8 with RFC 2279's bit layout.
+_KIND = {"UTF-32LE": 0, "UCS-4LE": 0, "WCHAR_T": 1, "UTF-8": 2}
 _FAIL = ctypes.c_size_t(-1).value
 
 
@@ -51,9 +65,6 @@ def _libc() -> ctypes.CDLL:
     libc = ctypes.CDLL(None, use_errno=True)
     libc.iconv_open.restype = ctypes.c_void_p
     libc.iconv_open.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
-    libc.iconv.restype = ctypes.c_size_t
-    vpp, szp = ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)
-    libc.iconv.argtypes = [ctypes.c_void_p, vpp, szp, vpp, szp]
     libc.iconv_close.argtypes = [ctypes.c_void_p]
     return libc
 
@@ -68,6 +79,15 @@ def libc_version() -> str:
     return f"glibc {f().decode()}"
 
 
+def _check(err: int) -> str | None:
+    """iconv's errno as the adapter names it; any other than EILSEQ/EINVAL raises."""
+    if err == 0:
+        return None
+    if err not in (errno.EILSEQ, errno.EINVAL):
+        raise OSError(err, f"iconv: {errno.errorcode.get(err, err)}")
+    return errno.errorcode[err]
+
+
 class Iconv(Decoder):
     shows = frozenset({"strict", "reason"})
 
@@ -76,76 +96,56 @@ class Iconv(Decoder):
         self._cd = _libc().iconv_open(target.encode(), b"UTF-8")
         if self._cd in (None, _FAIL):
             raise OSError(f"iconv_open({target}, UTF-8) failed")
+        self._kind = _KIND[target]
         self.last_raw: tuple[int, str | None] = (0, None)
-        self._dst = ctypes.create_string_buffer(1024)
-        self._src = ctypes.create_string_buffer(256)
-        # In the fuzz loop this runs several times per input: one set of ctypes
-        # objects, reused (iconv reads the source from a reused copy).
-        self._s, self._sl = ctypes.c_void_p(), ctypes.c_size_t()
-        self._d, self._dl = ctypes.c_void_p(), ctypes.c_size_t()
-        self._args = (ctypes.byref(self._s), ctypes.byref(self._sl), ctypes.byref(self._d),
-                      ctypes.byref(self._dl))
 
     def versions(self) -> dict[str, str]:
         return {"libc": libc_version(), "iconv": f"UTF-8 to {self.target}"}
 
     def convert(self, data: bytes) -> tuple[int, str | None, bytes]:
         """One ``iconv()`` over ``data``: (bytes consumed, errno name or None, output)."""
-        libc, n = _libc(), len(data)
-        room = 8 * n + 16  # 6-byte forms to UCS-4 still fit: 4 bytes out per byte in
-        if len(self._dst) < room:
-            self._dst = ctypes.create_string_buffer(max(room, 2 * len(self._dst)))
-        if len(self._src) < n:
-            self._src = ctypes.create_string_buffer(max(n, 2 * len(self._src)))
-        src_addr, dst_addr = ctypes.addressof(self._src), ctypes.addressof(self._dst)
-        ctypes.memmove(src_addr, data, n)
-        s, d = self._s, self._d
-        s.value, self._sl.value, d.value, self._dl.value = src_addr, n, dst_addr, room
-        libc.iconv(self._cd, None, None, None, None)  # back to the initial state
-        r = libc.iconv(self._cd, *self._args)
-        err = ctypes.get_errno() if r == _FAIL else 0
-        consumed = (s.value or src_addr) - src_addr
-        out = ctypes.string_at(dst_addr, (d.value or 0) - dst_addr)
-        if r == _FAIL and err not in (errno.EILSEQ, errno.EINVAL):
-            raise OSError(err, f"iconv: {errno.errorcode.get(err, err)}")
-        return consumed, (errno.errorcode[err] if r == _FAIL else None), out
+        if self._cd in (None, _FAIL):
+            raise RuntimeError("the descriptor is closed")
+        consumed, err, out = _native.iconv_convert(self._cd, data)
+        return consumed, _check(err), out
 
     def run(self, data: bytes) -> Outcome:
+        if self._cd in (None, _FAIL):
+            raise RuntimeError("the descriptor is closed")
         n = len(data)
-        p, err, out = self.convert(data)
+        p, e, end, cps = _native.iconv_run(self._cd, data, self._kind, True)
+        err = _check(e)
         self.last_raw = (p, err)
         if err is None:
-            cps = self._codepoints(out)
+            if cps is None:  # UTF-8 output C could not read: the table decides
+                cps = self._codepoints(self.convert(data)[2])
             return Outcome.partial(n, strict=None, reason=None, spans=(), replace=cps,
                                    ignore=cps, escape=cps)
         if err == "EINVAL":
             return Outcome.partial(n, strict=(p, n), reason="truncated")
-        end = p + 1
-        for t in range(2, min(6, n - p) + 1):  # glibc reads at most 6-byte forms
-            if self.convert(data[p : p + t])[1] == "EINVAL":
-                end = p + t
+        # EILSEQ: the longest data[p:p+t], t in 2..min(6, n-p) (glibc reads at most
+        # 6-byte forms), that iconv calls incomplete (EINVAL), searched in C.
         return Outcome.partial(n, strict=(p, end), reason="illegal")
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
+        if self._cd in (None, _FAIL):
+            return None
         try:
-            p, err, _ = self.convert(data)
-            if err is None:
-                return {"strict": None, "reason": None}
+            p, e, end, _ = _native.iconv_run(self._cd, data, self._kind, True)
         except Exception:
             return None
-        if err == "EINVAL":
+        if e == 0:
+            return {"strict": None, "reason": None}
+        if e == errno.EINVAL:
             return {"strict": (p, len(data)), "reason": "truncated"}
-        return None  # EILSEQ: where the sequence ends takes the span search
+        if e == errno.EILSEQ:
+            return {"strict": (p, end), "reason": "illegal"}
+        return None  # the full path raises it: a crash outcome
 
     def _codepoints(self, out: bytes) -> tuple[int, ...]:
-        if self.target == "UTF-8":
-            # glibc writes what it accepted, 6-byte forms included: read it back
-            # with the naive RFC 2279 table, which covers all of them.
-            return tuple(t.value for t in decode_tokens(out, get_profile("legacy")))  # type: ignore[misc]
-        order = "little" if self.target.endswith("LE") else sys.byteorder  # WCHAR_T: host
-        if order == sys.byteorder:
-            return tuple(memoryview(out).cast("I"))
-        return tuple(int.from_bytes(out[i : i + 4], order) for i in range(0, len(out), 4))
+        # glibc writes what it accepted, 6-byte forms included: read it back with
+        # the naive RFC 2279 table, which covers all of them.
+        return tuple(t.value for t in decode_tokens(out, get_profile("legacy")))  # type: ignore[misc]
 
     def close(self) -> None:
         if self._cd not in (None, _FAIL):
@@ -159,6 +159,9 @@ def discover() -> list[Decoder | Unavailable]:
         _libc().iconv_open  # noqa: B018 - probe
     except (OSError, AttributeError) as e:
         return [Unavailable("iconv", f"no iconv in the C library: {e}")]
+    if _native is None:
+        return [Unavailable("iconv", "utf8fuzz.decoders._native is not built "
+                                     "(pip install -e . builds it)")]
     for short, target in TARGETS:
         try:
             out.append(Iconv(short, target))

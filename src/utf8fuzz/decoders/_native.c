@@ -1,0 +1,774 @@
+/* utf8fuzz.decoders._native: the per-call glue of the ICU and iconv adapters.
+ *
+ * The adapters used to drive both libraries through ctypes; per 64-byte fuzz
+ * input that cost tens of microseconds (buffer copies, string_at, a Python
+ * callback per ICU error, up to five more ctypes iconv() calls per EILSEQ). Here
+ * the same calls are made from C and only compact results cross back.
+ *
+ * ICU. The adapter loads two different ICUs (the system's and icu4py's bundled
+ * copy) whose symbols carry version suffixes, so this file neither links ICU nor
+ * includes its headers: Python loads each library with ctypes and passes the
+ * function addresses and the converter pointer as integers. The few ICU types used
+ * are declared below from ICU's public, stable C API (ucnv.h, ucnv_err.h).
+ *
+ * iconv. glibc's iconv is libc, so it is called through <iconv.h>; the
+ * conversion descriptor is opened by the adapter (ctypes) and passed as an integer.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <errno.h>
+#include <iconv.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- ICU's public C API, declared here (ucnv_err.h, ucnv.h) ------------------ */
+
+typedef int8_t UBool;
+typedef int UErrorCode;  /* a C enum */
+typedef uint16_t UChar;
+
+typedef struct {
+    uint16_t size;
+    UBool flush;
+    void *converter;
+    const char *source;
+    const char *sourceLimit;
+    UChar *target;
+    const UChar *targetLimit;
+    int32_t *offsets;
+} UConverterToUnicodeArgs;
+
+enum { U_ZERO_ERROR = 0, U_TRUNCATED_CHAR_FOUND = 11 };
+enum { UCNV_IRREGULAR = 2 };  /* reasons above it are reset/close/clone, not errors */
+
+typedef void (*ToUCallback)(const void *context, UConverterToUnicodeArgs *args,
+                            const char *codeUnits, int32_t length, int reason,
+                            UErrorCode *err);
+typedef void (*ToUnicodeFn)(void *cnv, UChar **target, const UChar *targetLimit,
+                            const char **source, const char *sourceLimit,
+                            int32_t *offsets, UBool flush, UErrorCode *err);
+typedef void (*ResetFn)(void *cnv);
+typedef void (*SetToUCallBackFn)(void *cnv, ToUCallback action, const void *context,
+                                 ToUCallback *oldAction, const void **oldContext,
+                                 UErrorCode *err);
+
+/* ---- small growable arrays -------------------------------------------------- */
+
+typedef struct {
+    Py_ssize_t start, end;
+    int truncated;
+} Event;
+
+typedef struct {
+    int kind;  /* 0 char, 1 error */
+    uint32_t value;
+    Py_ssize_t start, end;
+    int truncated;
+} Tok;
+
+#define GROW(ptr, len, cap, stackbuf)                                               \
+    do {                                                                            \
+        if ((len) == (cap)) {                                                       \
+            size_t ncap_ = (cap) * 2;                                               \
+            void *np_ = ((ptr) == (stackbuf)) ? malloc(ncap_ * sizeof *(ptr))       \
+                                              : realloc((ptr), ncap_ * sizeof *(ptr)); \
+            if (!np_) { oom = 1; break; }                                          \
+            if ((ptr) == (stackbuf)) memcpy(np_, (ptr), (len) * sizeof *(ptr));     \
+            (ptr) = np_;                                                            \
+            (cap) = ncap_;                                                          \
+        }                                                                           \
+    } while (0)
+
+/* ---- the recording to-Unicode callback --------------------------------------- */
+
+/* What the callback records for one ucnv_toUnicode call. ICU calls the callback for
+ * each illegal, irregular or truncated sequence with args->source already past its
+ * bytes; the whole input is one call with flush set, so the error's absolute end is
+ * args->source minus the input's address. */
+#define STACK_EV 64
+typedef struct {
+    const char *base;
+    Py_ssize_t n;
+    const UChar *dst;
+    Event *ev;
+    size_t nev, cap;
+    Event ev_stack[STACK_EV];
+    Py_ssize_t *cuts;  /* UTF-16 units written when each error was met */
+    size_t ncuts, cutcap;
+    Py_ssize_t cut_stack[STACK_EV];
+    int mismatch;
+    Py_ssize_t mm_start, mm_end;
+    int oom;
+} Rec;
+
+static void record_error(const void *context, UConverterToUnicodeArgs *args,
+                         const char *codeUnits, int32_t length, int reason,
+                         UErrorCode *err)
+{
+    Rec *r = (Rec *)context;
+    int oom = 0;
+    if (reason > UCNV_IRREGULAR)
+        return;
+    Py_ssize_t end = args->source - r->base, start = end - length;
+    /* ICU's error bytes must be the input's own (the last mismatch is reported) */
+    if (start < 0 || end > r->n || length < 0 ||
+        memcmp(r->base + start, codeUnits, (size_t)length) != 0) {
+        r->mismatch = 1;
+        r->mm_start = start;
+        r->mm_end = end;
+    }
+    GROW(r->ev, r->nev, r->cap, r->ev_stack);
+    GROW(r->cuts, r->ncuts, r->cutcap, r->cut_stack);
+    if (oom) {
+        r->oom = 1;  /* leave the error set: ICU stops, the caller reports it */
+        return;
+    }
+    r->ev[r->nev++] = (Event){start, end, *err == U_TRUNCATED_CHAR_FOUND};
+    /* UTF-16 units on either side of an error must not be paired (a lone D83F,
+     * an error, a lone DC00 is not U+1FC00): remember where the output stood. */
+    r->cuts[r->ncuts++] = args->target ? (Py_ssize_t)(args->target - r->dst) : 0;
+    *err = U_ZERO_ERROR;  /* skip: nothing written, go on */
+}
+
+static void rec_free(Rec *r)
+{
+    if (r->ev != r->ev_stack) free(r->ev);
+    if (r->cuts != r->cut_stack) free(r->cuts);
+}
+
+/* ---- tiling (the same walk as utf8fuzz.decoders._tiling.tile) ------------------ */
+
+static int utf8_encode(uint32_t cp, unsigned char *out)
+{
+    if (cp < 0x80) { out[0] = (unsigned char)cp; return 1; }
+    if (cp < 0x800) {
+        out[0] = (unsigned char)(0xC0 | (cp >> 6));
+        out[1] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {  /* surrogates too, as CPython's surrogatepass writes them */
+        out[0] = (unsigned char)(0xE0 | (cp >> 12));
+        out[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (unsigned char)(0xF0 | (cp >> 18));
+    out[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* CESU-8 writes a supplementary code point as its UTF-16 pair, each half in three
+ * bytes (Unicode Technical Report #26, section 2). */
+static int cesu8_encode(uint32_t cp, unsigned char *out)
+{
+    if (cp <= 0xFFFF)
+        return utf8_encode(cp, out);
+    uint32_t v = cp - 0x10000;
+    utf8_encode(0xD800 + (v >> 10), out);
+    utf8_encode(0xDC00 + (v & 0x3FF), out + 3);
+    return 6;
+}
+
+/* Events sorted as Python sorts (start, end, reason) tuples: "illegal" < "truncated".
+ * ICU reports them in order already; insertion sort keeps that cheap. */
+static int event_less(const Event *a, const Event *b)
+{
+    if (a->start != b->start) return a->start < b->start;
+    if (a->end != b->end) return a->end < b->end;
+    return a->truncated < b->truncated;
+}
+
+static void sort_events(Event *ev, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        Event x = ev[i];
+        size_t j = i;
+        while (j > 0 && event_less(&x, &ev[j - 1])) {
+            ev[j] = ev[j - 1];
+            j--;
+        }
+        ev[j] = x;
+    }
+}
+
+/* Tokens for data from its code points and error events; on a disagreement, the
+ * message tile() raises, written to msg, and -1. */
+static Py_ssize_t tile(const unsigned char *data, Py_ssize_t n, const uint32_t *cps,
+                       Py_ssize_t ncps, Event *ev, size_t nev, int cesu8, Tok *out,
+                       char *msg, size_t msgsz)
+{
+    Py_ssize_t pos = 0, ci = 0, nt = 0;
+    sort_events(ev, nev);
+    for (size_t k = 0; k <= nev; k++) {
+        int sentinel = k == nev;
+        Py_ssize_t start = sentinel ? n : ev[k].start, end = sentinel ? n : ev[k].end;
+        if (start < pos || end > n || (!sentinel && end <= start)) {
+            snprintf(msg, msgsz, "error span [%zd,%zd) overlaps or leaves the input",
+                     start, end);
+            return -1;
+        }
+        while (pos < start) {
+            if (ci >= ncps) {
+                snprintf(msg, msgsz, "output ends but input bytes %zd..%zd were not reported",
+                         pos, start);
+                return -1;
+            }
+            uint32_t cp = cps[ci];
+            unsigned char enc[8];
+            int len = cesu8 ? cesu8_encode(cp, enc) : utf8_encode(cp, enc);
+            if (pos + len > n || memcmp(data + pos, enc, (size_t)len) != 0) {
+                snprintf(msg, msgsz, "output U+%04X does not encode the input at byte %zd",
+                         (unsigned)cp, pos);
+                return -1;
+            }
+            out[nt++] = (Tok){0, cp, pos, pos + len, 0};
+            pos += len;
+            ci++;
+        }
+        if (pos != start) {
+            snprintf(msg, msgsz, "a character spans the error starting at byte %zd", start);
+            return -1;
+        }
+        if (!sentinel) {
+            out[nt++] = (Tok){1, 0, start, end, ev[k].truncated};
+            pos = end;
+        }
+    }
+    if (ci != ncps) {
+        snprintf(msg, msgsz, "%zd output code point(s) left after the input ended",
+                 ncps - ci);
+        return -1;
+    }
+    return nt;
+}
+
+/* UTF-16 units to code points, as Python's utf-16-le with surrogatepass decodes
+ * each piece between two cuts: a high surrogate then a low one is a pair, any other
+ * surrogate stays alone, and nothing pairs across a cut. */
+static Py_ssize_t utf16_codepoints(const UChar *u, Py_ssize_t nu, const Py_ssize_t *cuts,
+                                   size_t ncuts, uint32_t *out)
+{
+    Py_ssize_t no = 0, a = 0;
+    for (size_t k = 0; k <= ncuts; k++) {
+        Py_ssize_t b = k < ncuts ? cuts[k] : nu;
+        if (b > nu) b = nu;
+        for (Py_ssize_t i = a; i < b; i++) {
+            uint32_t c = u[i];
+            if (c >= 0xD800 && c <= 0xDBFF && i + 1 < b && u[i + 1] >= 0xDC00 &&
+                u[i + 1] <= 0xDFFF) {
+                out[no++] = 0x10000 + ((c - 0xD800) << 10) + (u[i + 1] - 0xDC00);
+                i++;
+            } else {
+                out[no++] = c;
+            }
+        }
+        /* Python slices units[a:b] for consecutive cut pairs; a later, smaller
+         * cut (never seen) would give an empty piece */
+        a = b;
+    }
+    return no;
+}
+
+/* ---- module state: Token and the interned strings ---------------------------- */
+
+static PyObject *Token, *S_char, *S_error, *S_illegal, *S_truncated;
+static PyObject *K_strict, *K_spans, *K_reason, *K_replace;
+
+static PyObject *make_token(const Tok *t)
+{
+    PyObject *kind = t->kind ? S_error : S_char;
+    PyObject *value = t->kind ? Py_None : PyLong_FromUnsignedLong(t->value);
+    PyObject *start = PyLong_FromSsize_t(t->start), *end = PyLong_FromSsize_t(t->end);
+    PyObject *reason = t->kind ? (t->truncated ? S_truncated : S_illegal) : Py_None;
+    if (!value || !start || !end) {
+        if (!t->kind) Py_XDECREF(value);
+        Py_XDECREF(start);
+        Py_XDECREF(end);
+        return NULL;
+    }
+    Py_INCREF(kind);
+    Py_INCREF(reason);
+    if (t->kind) Py_INCREF(value);
+    PyObject *items[5] = {kind, value, start, end, reason};
+#if PY_VERSION_HEX < 0x030E0000
+    /* Token is a NamedTuple (a tuple subclass with no slots of its own): what
+     * tuple.__new__(Token, items) does, without building the argument tuple. */
+    PyTypeObject *tp = (PyTypeObject *)Token;
+    PyObject *tok = tp->tp_alloc(tp, 5);
+    if (!tok) {
+        for (int i = 0; i < 5; i++) Py_DECREF(items[i]);
+        return NULL;
+    }
+    for (int i = 0; i < 5; i++) PyTuple_SET_ITEM(tok, i, items[i]);
+    return tok;
+#else
+    PyObject *tup = PyTuple_New(5);
+    if (!tup) {
+        for (int i = 0; i < 5; i++) Py_DECREF(items[i]);
+        return NULL;
+    }
+    for (int i = 0; i < 5; i++) PyTuple_SET_ITEM(tup, i, items[i]);
+    PyObject *tok = PyObject_CallMethod((PyObject *)&PyTuple_Type, "__new__", "OO", Token, tup);
+    Py_DECREF(tup);
+    return tok;
+#endif
+}
+
+/* ---- ICU ---------------------------------------------------------------------- */
+
+static int get_ptr(PyObject *o, void **out)
+{
+    *out = PyLong_AsVoidPtr(o);
+    return (*out == NULL && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* The result of one recorded conversion, tiled. */
+typedef struct {
+    Tok *toks;
+    Py_ssize_t ntoks;
+    Tok tok_stack[128];
+} Tiled;
+
+static void tiled_free(Tiled *t)
+{
+    if (t->toks != t->tok_stack) free(t->toks);
+}
+
+/* Returns 0 with *tiled filled; 1 with *result set to what the caller returns
+ * instead (an int ICU error code, or a str message for TilingError); -1 with a
+ * Python exception set. */
+static int icu_convert(PyObject *const *args, Py_ssize_t nargs, Tiled *tiled,
+                       PyObject **result)
+{
+    void *to_unicode, *reset, *set_cb, *cnv;
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "expected (ucnv_toUnicode, ucnv_reset, ucnv_setToUCallBack, "
+                        "converter, data, cesu8)");
+        return -1;
+    }
+    if (get_ptr(args[0], &to_unicode) || get_ptr(args[1], &reset) ||
+        get_ptr(args[2], &set_cb) || get_ptr(args[3], &cnv))
+        return -1;
+    if (!to_unicode || !reset || !set_cb || !cnv) {
+        PyErr_SetString(PyExc_ValueError, "a null ICU function or converter");
+        return -1;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[4], &view, PyBUF_SIMPLE) < 0)
+        return -1;
+    int cesu8 = PyObject_IsTrue(args[5]);
+    if (cesu8 < 0) {
+        PyBuffer_Release(&view);
+        return -1;
+    }
+    const char *src = view.buf;
+    Py_ssize_t n = view.len;
+    /* Each input byte gives at most one UTF-16 unit (a 4-byte form gives two):
+     * n + 8 units, as the ctypes adapter allowed. */
+    Py_ssize_t room = n + 8;
+    UChar dst_stack[256];
+    uint32_t cps_stack[256];
+    UChar *dst = room <= 256 ? dst_stack : malloc((size_t)room * sizeof(UChar));
+    uint32_t *cps = room <= 256 ? cps_stack : malloc((size_t)room * sizeof(uint32_t));
+    Rec rec = {.base = src, .n = n, .dst = dst, .ev = NULL, .cap = STACK_EV,
+               .cutcap = STACK_EV};
+    rec.ev = rec.ev_stack;
+    rec.cuts = rec.cut_stack;
+    tiled->toks = tiled->tok_stack;
+    int ret = -1;
+    if (!dst || !cps) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    UErrorCode err = U_ZERO_ERROR;
+    ((ResetFn)reset)(cnv);
+    ((SetToUCallBackFn)set_cb)(cnv, record_error, &rec, NULL, NULL, &err);
+    if (err > U_ZERO_ERROR) {
+        *result = PyLong_FromLong(err);
+        ret = *result ? 1 : -1;
+        goto done;
+    }
+    UChar *t = dst;
+    const char *s = src;
+    ((ToUnicodeFn)to_unicode)(cnv, &t, dst + room, &s, src + n, NULL, 1, &err);
+    /* the context points at this stack frame: take it back from the converter */
+    UErrorCode err2 = U_ZERO_ERROR;
+    ((SetToUCallBackFn)set_cb)(cnv, record_error, NULL, NULL, NULL, &err2);
+    if (rec.oom) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (err > U_ZERO_ERROR) {
+        *result = PyLong_FromLong(err);
+        ret = *result ? 1 : -1;
+        goto done;
+    }
+    char msg[160];
+    if (rec.mismatch) {
+        snprintf(msg, sizeof msg, "ICU's error bytes at [%zd,%zd) are not the input's",
+                 rec.mm_start, rec.mm_end);
+        *result = PyUnicode_FromString(msg);
+        ret = *result ? 1 : -1;
+        goto done;
+    }
+    Py_ssize_t ncps = utf16_codepoints(dst, t - dst, rec.cuts, rec.ncuts, cps);
+    size_t maxtoks = (size_t)ncps + rec.nev;
+    if (maxtoks > sizeof tiled->tok_stack / sizeof(Tok)) {
+        tiled->toks = malloc(maxtoks * sizeof(Tok));
+        if (!tiled->toks) {
+            tiled->toks = tiled->tok_stack;
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    tiled->ntoks = tile((const unsigned char *)src, n, cps, ncps, rec.ev, rec.nev, cesu8,
+                        tiled->toks, msg, sizeof msg);
+    if (tiled->ntoks < 0) {
+        *result = PyUnicode_FromString(msg);
+        ret = *result ? 1 : -1;
+        goto done;
+    }
+    ret = 0;
+done:
+    if (ret != 0)
+        tiled_free(tiled);
+    rec_free(&rec);
+    if (dst != dst_stack) free(dst);
+    if (cps != cps_stack) free(cps);
+    PyBuffer_Release(&view);
+    return ret;
+}
+
+PyDoc_STRVAR(icu_decode_doc,
+"icu_decode(to_unicode, reset, set_to_u_callback, converter, data, cesu8)\n\n"
+"One ucnv_toUnicode call over data with a recording callback, tiled. Returns the\n"
+"tuple of Tokens; or an int (ICU's error code) when ICU failed; or a str, the\n"
+"message of the TilingError the caller raises.");
+
+static PyObject *icu_decode(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    Tiled tiled;
+    PyObject *result = NULL;
+    int r = icu_convert(args, nargs, &tiled, &result);
+    if (r != 0)
+        return r < 0 ? NULL : result;
+    PyObject *out = PyTuple_New(tiled.ntoks);
+    for (Py_ssize_t i = 0; out && i < tiled.ntoks; i++) {
+        PyObject *tok = make_token(&tiled.toks[i]);
+        if (!tok) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyTuple_SET_ITEM(out, i, tok);
+    }
+    tiled_free(&tiled);
+    return out;
+}
+
+/* A str of code points (surrogates allowed: Python strs hold them). */
+static PyObject *str_of(const uint32_t *cps, Py_ssize_t n)
+{
+    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, cps, n);
+}
+
+static PyObject *span(Py_ssize_t a, Py_ssize_t b)
+{
+    return Py_BuildValue("(nn)", a, b);
+}
+
+PyDoc_STRVAR(icu_screen_doc,
+"icu_screen(to_unicode, reset, set_to_u_callback, converter, data, cesu8)\n\n"
+"The same conversion as icu_decode, as the views strict, spans, reason and\n"
+"replace (a str), or None where icu_decode would not return tokens.");
+
+static PyObject *icu_screen(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    Tiled tiled;
+    PyObject *result = NULL;
+    int r = icu_convert(args, nargs, &tiled, &result);
+    if (r != 0) {
+        if (r < 0)
+            return NULL;
+        Py_DECREF(result);
+        Py_RETURN_NONE;
+    }
+    PyObject *d = NULL, *spans = NULL, *strict = NULL, *replace = NULL;
+    Py_ssize_t nerr = 0, first = -1;
+    uint32_t rep_stack[256];
+    uint32_t *rep = tiled.ntoks <= 256 ? rep_stack : malloc((size_t)tiled.ntoks * 4);
+    if (!rep) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < tiled.ntoks; i++) {
+        const Tok *t = &tiled.toks[i];
+        rep[i] = t->kind ? 0xFFFD : t->value;
+        if (t->kind) {
+            if (first < 0) first = i;
+            nerr++;
+        }
+    }
+    if (!(spans = PyTuple_New(nerr)))
+        goto done;
+    for (Py_ssize_t i = 0, k = 0; i < tiled.ntoks; i++) {
+        const Tok *t = &tiled.toks[i];
+        if (!t->kind) continue;
+        PyObject *s = span(t->start, t->end);
+        if (!s) goto done;
+        PyTuple_SET_ITEM(spans, k++, s);
+    }
+    if (first < 0) {
+        strict = Py_NewRef(Py_None);
+    } else if (!(strict = span(tiled.toks[first].start, tiled.toks[first].end))) {
+        goto done;
+    }
+    if (!(replace = str_of(rep, tiled.ntoks)))
+        goto done;
+    PyObject *reason = first < 0 ? Py_None
+                       : tiled.toks[first].truncated ? S_truncated : S_illegal;
+    if (!(d = PyDict_New()) || PyDict_SetItem(d, K_strict, strict) < 0 ||
+        PyDict_SetItem(d, K_spans, spans) < 0 || PyDict_SetItem(d, K_reason, reason) < 0 ||
+        PyDict_SetItem(d, K_replace, replace) < 0)
+        Py_CLEAR(d);
+done:
+    Py_XDECREF(spans);
+    Py_XDECREF(strict);
+    Py_XDECREF(replace);
+    if (rep && rep != rep_stack) free(rep);
+    tiled_free(&tiled);
+    return d;
+}
+
+/* ---- iconv ---------------------------------------------------------------------- */
+
+enum { OUT_UTF32LE = 0, OUT_HOST32 = 1, OUT_UTF8 = 2 };
+
+/* One iconv() over src[0:n] from the initial state into out (room bytes). Returns
+ * the errno (0 when it converted everything) and sets *consumed and *written. */
+static int iconv_once(iconv_t cd, const char *src, size_t n, char *out, size_t room,
+                      size_t *consumed, size_t *written)
+{
+    char *in = (char *)src, *o = out;  /* iconv's prototype is not const-correct */
+    size_t inleft = n, outleft = room;
+    iconv(cd, NULL, NULL, NULL, NULL);  /* back to the initial state */
+    errno = 0;
+    size_t r = iconv(cd, &in, &inleft, &o, &outleft);
+    int e = r == (size_t)-1 ? errno : 0;
+    *consumed = (size_t)(in - src);
+    *written = (size_t)(o - out);
+    return r == (size_t)-1 && e == 0 ? -1 : e;
+}
+
+/* The code points glibc wrote. UTF-8 output is read with RFC 2279's bit layout
+ * (glibc writes 5- and 6-byte forms for what it accepted); anything else is left
+ * to the caller (returns -1). */
+static Py_ssize_t out_codepoints(const unsigned char *o, size_t len, int kind,
+                                 uint32_t *cps)
+{
+    Py_ssize_t n = 0;
+    if (kind != OUT_UTF8) {
+        for (size_t i = 0; i + 4 <= len; i += 4) {
+            uint32_t v;
+            if (kind == OUT_UTF32LE)
+                v = (uint32_t)o[i] | (uint32_t)o[i + 1] << 8 | (uint32_t)o[i + 2] << 16 |
+                    (uint32_t)o[i + 3] << 24;
+            else
+                memcpy(&v, o + i, 4);
+            cps[n++] = v;
+        }
+        return len % 4 ? -1 : n;
+    }
+    for (size_t i = 0; i < len;) {
+        unsigned b = o[i];
+        int k = b < 0x80 ? 1 : b < 0xC0 ? 0 : b < 0xE0 ? 2 : b < 0xF0 ? 3
+              : b < 0xF8 ? 4 : b < 0xFC ? 5 : b < 0xFE ? 6 : 0;
+        if (k == 0 || i + (size_t)k > len)
+            return -1;
+        uint32_t v = k == 1 ? b : b & (0x7Fu >> k);
+        for (int j = 1; j < k; j++) {
+            if ((o[i + j] & 0xC0) != 0x80)
+                return -1;
+            v = v << 6 | (o[i + j] & 0x3F);
+        }
+        cps[n++] = v;
+        i += (size_t)k;
+    }
+    return n;
+}
+
+PyDoc_STRVAR(iconv_run_doc,
+"iconv_run(cd, data, kind, search) -> (consumed, errno, end, codepoints)\n\n"
+"One iconv() over data from the initial state. errno is 0, EILSEQ, EINVAL or any\n"
+"other errno of iconv() (there or in the search), for the caller to raise.\n"
+"On EILSEQ at p with search true, end is p plus the longest t in 2..min(6, n-p)\n"
+" for which data[p:p+t] alone gives EINVAL, else p + 1; without\n"
+"it, -1. codepoints is the output's tuple of ints when errno is 0 (None when the\n"
+"UTF-8 output is not RFC 2279-shaped, for the caller to read), else None.\n"
+"kind: 0 UTF-32LE/UCS-4LE, 1 host-order 32-bit (WCHAR_T), 2 UTF-8.");
+
+static PyObject *iconv_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    void *cdp;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "expected (cd, data, kind, search)");
+        return NULL;
+    }
+    if (get_ptr(args[0], &cdp))
+        return NULL;
+    if (!cdp || cdp == (void *)-1) {
+        PyErr_SetString(PyExc_ValueError, "not an open iconv descriptor");
+        return NULL;
+    }
+    int kind = (int)PyLong_AsLong(args[2]);
+    if (kind == -1 && PyErr_Occurred())
+        return NULL;
+    int search = PyObject_IsTrue(args[3]);
+    if (search < 0)
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    iconv_t cd = (iconv_t)cdp;
+    const char *src = view.buf;
+    size_t n = (size_t)view.len;
+    size_t room = 8 * n + 16;  /* 6-byte forms to UCS-4 still fit: 4 bytes out per byte in */
+    char out_stack[1024];
+    char *out = room <= sizeof out_stack ? out_stack : malloc(room);
+    PyObject *res = NULL, *cps = NULL;
+    if (!out) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    size_t p, written;
+    int e = iconv_once(cd, src, n, out, room, &p, &written);
+    Py_ssize_t end = -1;
+    if (e == EILSEQ && search) {
+        end = (Py_ssize_t)p + 1;
+        size_t tmax = n - p < 6 ? n - p : 6;  /* glibc reads at most 6-byte forms */
+        char piece_out[64];
+        for (size_t t = 2; t <= tmax; t++) {
+            size_t c2, w2;
+            int e2 = iconv_once(cd, src + p, t, piece_out, sizeof piece_out, &c2, &w2);
+            if (e2 != 0 && e2 != EILSEQ && e2 != EINVAL) {
+                e = e2;  /* the caller raises it, as for the first call */
+                break;
+            }
+            if (e2 == EINVAL)
+                end = (Py_ssize_t)(p + t);
+        }
+    }
+    if (e == 0) {
+        uint32_t cps_stack[256];
+        /* at most one code point per output byte */
+        uint32_t *buf = written <= 256 ? cps_stack : malloc(written * sizeof *buf + 4);
+        if (!buf) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        Py_ssize_t nc = out_codepoints((const unsigned char *)out, written, kind, buf);
+        if (nc < 0) {
+            cps = Py_NewRef(Py_None);
+        } else if ((cps = PyTuple_New(nc))) {
+            for (Py_ssize_t i = 0; i < nc; i++) {
+                PyObject *v = PyLong_FromUnsignedLong(buf[i]);
+                if (!v) {
+                    Py_CLEAR(cps);
+                    break;
+                }
+                PyTuple_SET_ITEM(cps, i, v);
+            }
+        }
+        if (buf != cps_stack) free(buf);
+        if (!cps) goto done;
+    } else {
+        cps = Py_NewRef(Py_None);
+    }
+    res = Py_BuildValue("(ninO)", (Py_ssize_t)p, e, end, cps);
+done:
+    Py_XDECREF(cps);
+    if (out && out != out_stack) free(out);
+    PyBuffer_Release(&view);
+    return res;
+}
+
+PyDoc_STRVAR(iconv_convert_doc,
+"iconv_convert(cd, data) -> (consumed, errno, output bytes)\n\n"
+"One iconv() over data from the initial state; errno 0 when all converted.");
+
+static PyObject *iconv_convert(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    void *cdp;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "expected (cd, data)");
+        return NULL;
+    }
+    if (get_ptr(args[0], &cdp))
+        return NULL;
+    if (!cdp || cdp == (void *)-1) {
+        PyErr_SetString(PyExc_ValueError, "not an open iconv descriptor");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    size_t n = (size_t)view.len, room = 8 * n + 16, p, written;
+    char *out = malloc(room);
+    PyObject *res = NULL;
+    if (!out) {
+        PyErr_NoMemory();
+    } else {
+        int e = iconv_once((iconv_t)cdp, view.buf, n, out, room, &p, &written);
+        res = Py_BuildValue("(niy#)", (Py_ssize_t)p, e, out, (Py_ssize_t)written);
+        free(out);
+    }
+    PyBuffer_Release(&view);
+    return res;
+}
+
+/* ---- the module ----------------------------------------------------------------- */
+
+static PyMethodDef methods[] = {
+    {"icu_decode", (PyCFunction)(void (*)(void))icu_decode, METH_FASTCALL, icu_decode_doc},
+    {"icu_screen", (PyCFunction)(void (*)(void))icu_screen, METH_FASTCALL, icu_screen_doc},
+    {"iconv_run", (PyCFunction)(void (*)(void))iconv_run, METH_FASTCALL, iconv_run_doc},
+    {"iconv_convert", (PyCFunction)(void (*)(void))iconv_convert, METH_FASTCALL,
+     iconv_convert_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native",
+    "The ICU and iconv adapters' per-call glue (see utf8fuzz.decoders.icu, .iconv).",
+    -1, methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__native(void)
+{
+    PyObject *outcome = PyImport_ImportModule("utf8fuzz.outcome");
+    if (!outcome)
+        return NULL;
+    Token = PyObject_GetAttrString(outcome, "Token");
+    Py_DECREF(outcome);
+    if (!Token)
+        return NULL;
+    if (!PyType_Check(Token) || !PyType_IsSubtype((PyTypeObject *)Token, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "utf8fuzz.outcome.Token is not a tuple type");
+        return NULL;
+    }
+    if (!(S_char = PyUnicode_InternFromString("char")) ||
+        !(S_error = PyUnicode_InternFromString("error")) ||
+        !(S_illegal = PyUnicode_InternFromString("illegal")) ||
+        !(S_truncated = PyUnicode_InternFromString("truncated")) ||
+        !(K_strict = PyUnicode_InternFromString("strict")) ||
+        !(K_spans = PyUnicode_InternFromString("spans")) ||
+        !(K_reason = PyUnicode_InternFromString("reason")) ||
+        !(K_replace = PyUnicode_InternFromString("replace")))
+        return NULL;
+    return PyModule_Create(&module);
+}
