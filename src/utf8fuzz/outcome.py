@@ -47,6 +47,7 @@ REPLACEMENT = 0xFFFD
 #: Every view name, most detailed first.
 VIEWS: tuple[str, ...] = ("tokens", "spans", "strict", "reason", "replace", "ignore", "escape")
 _ALL_VIEWS = frozenset(VIEWS)
+_TEXT_VIEWS = frozenset({"replace", "ignore", "escape"})
 
 Span = tuple[int, int]
 
@@ -132,7 +133,8 @@ class Outcome:
         for name, v in views.items():
             # Adapters build these for every fuzz input: tuple() only when needed.
             if name in ("replace", "ignore", "escape"):
-                norm[name] = v if type(v) is tuple else tuple(v)
+                norm[name] = (v if type(v) is tuple
+                              else tuple(map(ord, v)) if type(v) is str else tuple(v))
             elif name == "spans":
                 norm[name] = tuple((s, e) if type(s) is int else (int(s), int(e)) for s, e in v)
             elif name == "strict":
@@ -172,7 +174,9 @@ class Outcome:
         if self.tokens_ is None:
             if name not in self.views:
                 raise ViewUnavailable(f"this decoder does not show {name!r}")
-            return self.views[name]
+            v = self.views[name]
+            # A screen may record a text view as the str it got (see Decoder.screen).
+            return tuple(map(ord, v)) if type(v) is str and name in _TEXT_VIEWS else v
         toks = self.tokens_
         errors = [t for t in toks if t.kind != "char"]
         if name == "tokens":
@@ -242,7 +246,7 @@ class Outcome:
         elif self.tokens_ is not None:
             d["tokens"] = [t.as_list() + ([t.reason] if t.reason else []) for t in self.tokens_]
         else:
-            d["views"] = {k: _jsonable(v) for k, v in sorted(self.views.items())}
+            d["views"] = {k: _jsonable(self.view(k)) for k in sorted(self.views)}
         if self.provenance:
             d["provenance"] = dict(sorted(self.provenance.items()))
         return d

@@ -41,8 +41,8 @@ def test_bounded_in_time_and_returns_the_best_so_far():
     data = b"A" * 300 + b"\xc0\x80" + b"B" * 300
     (sig,) = d.signatures(data)
 
-    def slow(b):
-        time.sleep(0.002)
+    def slow(b):  # ddmin needs dozens of steps here: 20 ms each cannot fit in 0.1 s
+        time.sleep(0.02)
         return sig in d.signatures(b)
 
     m = minimize(data, slow, seconds=0.1)

@@ -14,6 +14,9 @@ Modelled on cryptofuzz's modules. A decoder is anything that turns bytes into an
                 one-shot reference are classed "incremental differs from one-shot");
 * ``spec``      for a plug-in, the ``module:attr[@profile][+options]`` it was loaded
                 from, so a corpus entry can load it again by more than its name;
+* ``batched``   True for an out-of-process decoder whose :meth:`decode_many` is
+                much cheaper per input than :meth:`decode`: the fuzz loop then
+                compares it in batches (:meth:`~utf8fuzz.engine.differ.Differ.run_batch`);
 * ``own``       True for this project's decoders (references, fast path): the
                 regression corpus requires them to agree with the reference,
                 while external decoders must only keep their recorded behaviour.
@@ -57,6 +60,7 @@ class Decoder(ABC):
     policy: str = "maximal-subpart"
     shows: frozenset[str] = frozenset()
     incremental: bool = False
+    batched: bool = False
     own: bool = False
     spec: str | None = None
 
@@ -93,10 +97,13 @@ class Decoder(ABC):
 
         Optional, cryptofuzz-style: a decoder that does not screen is simply
         decoded in full, and a view a screen leaves out is never a difference. The
-        views have exactly the shapes :meth:`Outcome.view` gives (tuples of ints for
-        replace/ignore/escape, ``(start, end)`` or None for strict, a tuple of spans
-        for spans, a reason string or None), and must equal the same views of this
-        decoder's own full outcome (tests check it on arbitrary bytes). None means
+        views have the shapes :meth:`Outcome.view` gives (``(start, end)`` or None for
+        strict, a tuple of spans for spans, a reason string or None), except that
+        replace/ignore/escape may be given as the ``str`` the library returned (the
+        view is its code points): the differ compares it with the reference's text
+        as one string comparison, where a tuple of ints would first have to be
+        built. Each must equal the same view of this decoder's own full outcome
+        (tests check it on arbitrary bytes). None means
         "cannot say cheaply here": the differ then calls :meth:`decode`. A screen
         must not hide a crash: if the cheap call raises, return None, so that the
         full path runs and turns the exception into a ``crash`` outcome.

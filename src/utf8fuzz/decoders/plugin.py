@@ -249,6 +249,8 @@ codecs.register_error(REPLACE_HANDLER, _record_replace)
 class IsolatedDecoder(Decoder):
     """A plug-in decoding in a worker process (see the module docstring)."""
 
+    batched = True  # a round trip per call: the fuzz loop sends batches
+
     def __init__(self, target: str, profile: str | None, described: Decoder,
                  *, timeout: float = DEFAULT_TIMEOUT, name: str | None = None) -> None:
         self.target, self.claim = target, profile

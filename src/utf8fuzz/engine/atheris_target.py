@@ -76,7 +76,6 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     from utf8fuzz.engine.coverage import TableCoverage
     from utf8fuzz.engine.finder import Finder
     from utf8fuzz.engine.mutator import make_custom_mutator
-    from utf8fuzz.profiles import get_profile
 
     specs = json.loads(os.environ["UTF8FUZZ_DECODERS"]) if os.environ.get(
         "UTF8FUZZ_DECODERS") else None
@@ -94,7 +93,6 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     consider = finder.consider
     found = finder.found
     instrument_references()
-    tables = {key: get_profile(key[0]) for key in finder.differ.references}
     covs: list[TableCoverage] = []  # made on the first input: libFuzzer is running then
 
     def test_one_input(data: bytes) -> None:
@@ -104,10 +102,8 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
         cov = covs[0]
         n = len(found)
         res = consider(data)
-        for key, ref in res.references.items():
-            toks = res.outcomes[ref].tokens_
-            if toks is not None:
-                cov.feed(tables[key], data, toks)
+        for (profile, _), walk in res.walks.items():
+            cov.feed_walk(profile, walk)
         if len(found) != n and log:
             with open(log, "a", encoding="utf-8") as f:
                 for x in found[n:]:

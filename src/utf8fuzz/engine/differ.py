@@ -28,9 +28,13 @@ same way; otherwise the incremental decoder has the same bug as its one-shot sib
 and gets the ordinary class.
 
 Speed. A fuzz loop calls :meth:`Differ.run` thousands of times per second, so the
-common case (everything agrees) is cheap: each reference runs once per input and
-its views are computed once; a decoder showing tokens is compared by one tuple
-equality; classification only runs on a difference.
+common case (everything agrees) is cheap: each reference walks the input once, in
+C over its profile's compiled table (:mod:`utf8fuzz.profiles.walk`, kept equal to
+the Python transcription by tests), and its views are computed on first use; a
+screen's text view is compared as one ``str`` with the reference's text; a decoder
+showing tokens is compared by one tuple equality; classification only runs on a
+difference, and outcomes are only built when someone asks for them
+(:attr:`Result.outcomes`).
 
 Two tiers (screening). A decoder may offer :meth:`~utf8fuzz.decoders.base.Decoder.screen`:
 a few views from its cheapest library call. When the differ screens an input, such a
@@ -46,14 +50,19 @@ difference is still found, at 1/N of the rate. ``full_every=1`` (the default, fo
 the API, the CLI, replay) never screens; the fuzz loop passes its own (see
 :mod:`.finder`). :meth:`Differ.signatures` - the minimizer's predicate - and
 ``run(data, full=True)`` always compare in full.
+
+Batches. A differ made with ``batch=True`` (the fuzz loop's) leaves decoders that
+say ``batched`` (out of process: node, isolated plug-ins) to :meth:`Differ.run_batch`,
+which gives each of them many inputs in one ``decode_many``; ``run(data, full=True)``
+still runs them, so a signature is always named from a full run.
 """
 
 from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.reference import Reference, reference_name
@@ -62,11 +71,12 @@ from utf8fuzz.outcome import REPLACEMENT, VIEWS, Outcome, Token, format_codepoin
 from utf8fuzz.profiles import REGISTRY
 
 _ORDER = VIEWS  # most detailed first
+_TEXT = frozenset({"replace", "ignore", "escape"})  # views a screen may give as a str
 
 
-@dataclass(frozen=True)
-class Difference:
-    """One decoder against its reference on one input."""
+class Difference(NamedTuple):
+    """One decoder against its reference on one input (a NamedTuple: the fuzz loop
+    makes one per divergent decoder per input, known divergences included)."""
 
     decoder: str
     profile: str
@@ -93,15 +103,45 @@ class Divergence:
         return self.signature.decoders
 
 
-@dataclass
 class Result:
-    data: bytes
-    outcomes: dict[str, Outcome]
-    references: dict[tuple[str, str], str]
-    divergences: list[Divergence] = field(default_factory=list)
-    #: False when screens were used: a decoder that agreed at its screened views has
-    #: a partial outcome here, and its other views were not compared on this input.
-    full: bool = True
+    """What the differ saw on one input.
+
+    ``outcomes`` has every decoder's outcome, the references' included. It is built
+    on first access: in the fuzz loop nobody asks for it unless something diverged,
+    and a partial outcome per screened decoder per input was a measurable share of
+    the budget. ``walks`` holds each reference's walk (:mod:`utf8fuzz.profiles.walk`):
+    its coverage features and views, without building an outcome.
+    """
+
+    __slots__ = ("_outcomes", "_screened", "data", "divergences", "full", "references",
+                 "walks")
+
+    def __init__(self, data: bytes, outcomes: dict[str, Outcome],
+                 references: dict[tuple[str, str], str],
+                 divergences: list[Divergence] | None = None, *, full: bool = True,
+                 walks: dict[tuple[str, str], _Ref] | None = None,
+                 screened: dict[str, tuple[dict[str, Any], Decoder]] | None = None) -> None:
+        self.data = data
+        self._outcomes = outcomes
+        self.references = references
+        self.divergences: list[Divergence] = divergences if divergences is not None else []
+        #: False when screens were used: a decoder that agreed at its screened views has
+        #: a partial outcome here, and its other views were not compared on this input.
+        self.full = full
+        self.walks = {k: r.walk for k, r in (walks or {}).items()}
+        self._screened = (walks or {}, screened or {})
+
+    @property
+    def outcomes(self) -> dict[str, Outcome]:
+        refs, screened = self._screened
+        if refs or screened:
+            out: dict[str, Outcome] = {r.reference.name: r.outcome for r in refs.values()}
+            for name, (seen, d) in screened.items():
+                out[name] = Outcome(len(self.data), views=seen, provenance=d._provenance())
+            out.update(self._outcomes)
+            self._outcomes = out
+            self._screened = ({}, {})
+        return self._outcomes
 
     @property
     def signatures(self) -> frozenset[str]:
@@ -124,7 +164,7 @@ class Differ:
     """
 
     def __init__(self, decoders: Iterable[Decoder], views: Iterable[str] | None = None,
-                 *, full_every: int = 1) -> None:
+                 *, full_every: int = 1, batch: bool = False) -> None:
         if full_every < 1:
             raise ValueError(f"full_every must be at least 1, got {full_every}")
         self.full_every = full_every
@@ -159,6 +199,16 @@ class Differ:
             for d in self.decoders
             if type(d).screen is not Decoder.screen and self._shared[d.name]
         }
+        # The loop's plan: each decoder with its reference's key, its screen (or None)
+        # and the views that screen is compared at - looked up once, not per input.
+        self._full_plan = tuple(
+            (d, (d.profile, d.policy), *(self._screens.get(d.name) or (None, frozenset())))
+            for d in self.decoders
+        )
+        #: Out-of-process decoders left to :meth:`run_batch` (``batch=True``).
+        self.batched = tuple(d for d in self.decoders if batch and d.batched)
+        self._plan = tuple(p for p in self._full_plan if p[0] not in self.batched)
+        self._names = {k: r.name for k, r in self.references.items()}
         # one-shot siblings of incremental decoders, by (family, profile)
         self._oneshot: dict[tuple[str, str], list[str]] = {}
         for d in self.decoders:
@@ -172,7 +222,9 @@ class Differ:
 
     def run(self, data: bytes, *, full: bool = False) -> Result:
         """Compare every decoder on ``data``; ``full`` forces full outcomes (no
-        screening) whatever ``full_every`` says, without advancing its counter."""
+        screening) whatever ``full_every`` says, without advancing its counter, and
+        runs the batched decoders too."""
+        plan = self._full_plan if full else self._plan
         if not full and self.full_every > 1 and self._screens:
             full = self._count % self.full_every == 0
             self._count += 1
@@ -180,43 +232,73 @@ class Differ:
                 self.screened += 1
         else:
             full = True
-        refs: dict[tuple[str, str], _Ref] = {
-            key: _Ref(data, r.decode(data), r) for key, r in self.references.items()
-        }
-        outcomes: dict[str, Outcome] = {r.reference.name: r.outcome for r in refs.values()}
+        refs = {key: _Ref(data, r.walk(data), r) for key, r in self.references.items()}
+        outcomes: dict[str, Outcome] = {}
+        screened: dict[str, tuple[dict[str, Any], Decoder]] = {}
         diffs: list[Difference] = []
-        screens = {} if full else self._screens
-        for d in self.decoders:
-            ref = refs[(d.profile, d.policy)]
-            sc = screens.get(d.name)
-            if sc is not None:
-                seen = _screen(sc[0], data)
-                if seen is not None and ref.agrees(seen, sc[1]):
-                    outcomes[d.name] = Outcome(len(data), views=seen,
-                                               provenance=d._provenance())
+        for d, key, screen, views in plan:
+            ref = refs[key]
+            if screen is not None and not full:
+                seen = _screen(screen, data)
+                if seen is not None and ref.agrees(seen, views):
+                    screened[d.name] = (seen, d)
                     continue
-            out = d.decode(data)
-            outcomes[d.name] = out
-            # Every view this outcome shows, not only those the decoder declares
-            # for every input: a strict-style decoder (iconv) also shows its text
-            # on input it accepts, and that text must be checked too.
-            diff = ref.compare(out, self._compared)
+            out = outcomes[d.name] = d.decode(data)
+            diff = self._judge(d, ref, out)
             if diff is not None:
-                klass, idx, view, detail = diff
-                tok = ref.tokens[idx] if 0 <= idx < len(ref.tokens) else None
-                if klass in ("crash", "timeout"):
-                    feat = failure_feature(out)
-                else:
-                    feat = feature_of(data, tok, ref.reference._profile)
-                diffs.append(Difference(
-                    d.name, d.profile, klass, feat, tok.start if tok else 0, view, detail,
-                ))
-        result = Result(
-            data, outcomes, {k: r.reference.name for k, r in refs.items()}, full=full,
-        )
+                diffs.append(diff)
+        result = Result(data, outcomes, dict(self._names), full=full, walks=refs,
+                        screened=screened)
         if diffs:
             result.divergences = self._group(self._incremental(diffs))
         return result
+
+    def run_batch(self, inputs: Sequence[bytes]) -> list[Result]:
+        """The batched decoders on several inputs at once (one ``decode_many`` each):
+        a result for each input on which one of them diverges, naming only them.
+
+        Why: an out-of-process decoder (node, an isolated plug-in) costs a round
+        trip per call, more than every in-process decoder together; in a batch it
+        costs a share of one. The fuzz loop (:mod:`.finder`) runs every input
+        through :meth:`run` without them and through here in batches, and re-runs
+        an input in full - everything, synchronously - before it records anything,
+        so a signature is always named from one full run."""
+        outs = [(d, d.decode_many(inputs)) for d in self.batched]
+        results = []
+        for i, data in enumerate(inputs):
+            refs: dict[tuple[str, str], _Ref] = {}
+            outcomes: dict[str, Outcome] = {}
+            diffs: list[Difference] = []
+            for d, many in outs:
+                key = (d.profile, d.policy)
+                ref = refs.get(key)
+                if ref is None:
+                    r = self.references[key]
+                    ref = refs[key] = _Ref(data, r.walk(data), r)
+                out = outcomes[d.name] = many[i]
+                diff = self._judge(d, ref, out)
+                if diff is not None:
+                    diffs.append(diff)
+            if diffs:
+                results.append(Result(data, outcomes, dict(self._names), full=False, walks=refs,
+                                      divergences=self._group(self._incremental(diffs))))
+        return results
+
+    def _judge(self, d: Decoder, ref: _Ref, out: Outcome) -> Difference | None:
+        """``out`` (``d``'s full outcome) against the reference at every view it
+        shows, not only those ``d`` declares for every input: a strict-style
+        decoder (iconv) also shows its text on input it accepts, and that text
+        must be checked too."""
+        diff = ref.compare(out, self._compared)
+        if diff is None:
+            return None
+        klass, idx, view, detail = diff
+        tok = ref.tokens[idx] if 0 <= idx < len(ref.tokens) else None
+        if klass in ("crash", "timeout"):
+            feat = failure_feature(out)
+        else:
+            feat = feature_of(ref.data, tok, ref.reference._profile)
+        return Difference(d.name, d.profile, klass, feat, tok.start if tok else 0, view, detail)
 
     def signatures(self, data: bytes) -> frozenset[str]:
         """The signatures of ``data`` from full outcomes (the minimizer's predicate:
@@ -273,22 +355,51 @@ Found = tuple[str, int, str, str]  # class, anchor token index, view, detail
 
 
 class _Ref:
-    """The reference's outcome for one input, with its views computed lazily once."""
+    """The reference's answer for one input: a walk (:mod:`utf8fuzz.profiles.walk`),
+    or any outcome that shows every view (an ICU-style expectation). Its views are
+    computed lazily, once; its tokens and outcome only when something asks."""
 
-    __slots__ = ("_cache", "_starts", "data", "outcome", "reference", "tokens")
+    __slots__ = ("_cache", "_outcome", "_starts", "_toks", "data", "reference", "walk")
 
-    def __init__(self, data: bytes, outcome: Outcome, reference: Reference) -> None:
+    def __init__(self, data: bytes, walk: Any, reference: Reference) -> None:
         self.data = data
-        self.outcome = outcome
+        self.walk = walk
         self.reference = reference
-        self.tokens: tuple[Token, ...] = outcome.tokens_ or ()
         self._cache: dict[str, Any] = {}
         self._starts: list[int] | None = None
+        self._toks: tuple[Token, ...] | None = None
+        self._outcome: Outcome | None = walk if isinstance(walk, Outcome) else None
+
+    @property
+    def tokens(self) -> tuple[Token, ...]:
+        if self._toks is None:
+            self._toks = tuple(self.walk.tokens or ())
+        return self._toks
+
+    @property
+    def outcome(self) -> Outcome:
+        if self._outcome is None:
+            self._outcome = self.walk.outcome(self.reference._provenance())
+        return self._outcome
 
     def view(self, name: str) -> Any:
         v = self._cache.get(name, self)
         if v is self:
-            v = self._cache[name] = self.outcome.view(name)
+            v = self._cache[name] = self.walk.view(name)
+        return v
+
+    def text(self, name: str) -> str | None:
+        """A text view as a str (None when a value is beyond U+10FFFF)."""
+        key = "text:" + name
+        v = self._cache.get(key, self)
+        if v is self:
+            text = getattr(self.walk, "text", None)
+            if text is not None:
+                v = text(name)
+            else:
+                cps = self.view(name)
+                v = "".join(map(chr, cps)) if all(c <= 0x10FFFF for c in cps) else None
+            self._cache[key] = v
         return v
 
     def token_at(self, offset: int) -> int:
@@ -297,18 +408,21 @@ class _Ref:
         return max(0, bisect.bisect_right(self._starts, offset) - 1)
 
     def last_error(self) -> int:
-        for i in range(len(self.tokens) - 1, -1, -1):
-            if self.tokens[i].kind != "char":
+        toks = self.tokens
+        for i in range(len(toks) - 1, -1, -1):
+            if toks[i].kind != "char":
                 return i
-        return len(self.tokens) - 1
+        return len(toks) - 1
 
     def agrees(self, seen: dict[str, Any], views: frozenset[str]) -> bool:
         """A screen's views equal the reference's at every view compared here, and
-        at least one was compared (an empty screen proves nothing)."""
+        at least one was compared (an empty screen proves nothing). A text view
+        given as a str is compared with the reference's text: one string
+        comparison instead of a tuple of ints built and compared."""
         compared = False
         for v, val in seen.items():
             if v in views:
-                if val != self.view(v):
+                if val != (self.text(v) if type(val) is str and v in _TEXT else self.view(v)):
                     return False
                 compared = True
         return compared
@@ -322,7 +436,10 @@ class _Ref:
             if out.tokens_ == self.tokens:
                 return None
             return self._tokens(out.tokens_)
+        shown = out.views if out.tokens_ is None else None  # a partial outcome's views
         for v in views:
+            if shown is not None and v not in shown:
+                continue  # not shown: never a difference (and no exception to pay for)
             try:
                 mine = out.view(v)
             except LookupError:
@@ -426,7 +543,6 @@ class _Ref:
 
     def _ignore(self, theirs: tuple[int, ...]) -> Found:
         mine = self.view("ignore")
-        chars = [i for i, t in enumerate(self.tokens) if t.kind == "char"]
         k = _prefix(mine, theirs)
         x = theirs[k] if k < len(theirs) else None
         detail = (f"output {k}: reference {_cp(mine[k] if k < len(mine) else None)}, "
@@ -436,7 +552,7 @@ class _Ref:
             return ("accepts-ill-formed", inserted, "ignore", detail)
         if k >= len(mine):
             return ("accepts-ill-formed", self.last_error(), "ignore", detail)
-        idx = chars[k]
+        idx = [i for i, t in enumerate(self.tokens) if t.kind == "char"][k]
         if x is None or (k + 1 < len(mine) and mine[k + 1] == x):
             return ("rejects-well-formed", idx, "ignore", detail)
         return ("different-code-point", idx, "ignore", detail)

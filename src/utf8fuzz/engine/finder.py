@@ -16,11 +16,23 @@ signature not yet known is run again in full before anything is recorded, since 
 decoder that agreed at its screen may still differ at a view the screen leaves out,
 and a signature names every decoder that differs; the minimizer and the sidecars
 always use full outcomes.
+
+Batches. Out-of-process decoders (``Decoder.batched``: node, isolated plug-ins)
+cost a round trip per call, more than all in-process decoders together. The
+finder's differ leaves them out of the per-input comparison; the finder keeps the
+inputs and every :data:`BATCH` of them sends one ``decode_many`` per such decoder
+(:meth:`~.differ.Differ.run_batch`), or sooner when :data:`BATCH_SECONDS` have
+passed. An input on which one of them diverges with a signature not yet known is
+run again in full, everything synchronously, before anything is recorded. Call
+:meth:`Finder.flush` when the run ends, or the last partial batch is never
+compared; the Atheris target cannot (libFuzzer ends the process without running
+Python's exit handlers), so there at most the last second goes unchecked by them.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +46,10 @@ from utf8fuzz.engine.minimize import minimize
 #: Screen, and decode every decoder in full on one input in this many.
 FULL_EVERY = 8
 FULL_EVERY_ENV = "UTF8FUZZ_FULL_EVERY"
+#: Inputs per batch for the batched (out-of-process) decoders, and the longest a
+#: kept input waits.
+BATCH = 128
+BATCH_SECONDS = 1.0
 
 
 def full_every_default() -> int:
@@ -90,7 +106,7 @@ class Finder:
         decs = list(decoders)
         if full_every is None:
             full_every = full_every_default()
-        self.differ = Differ(decs, views=views, full_every=full_every)
+        self.differ = Differ(decs, views=views, full_every=full_every, batch=True)
         self.by_name = {d.name: d for d in decs}
         self.corpus = Path(corpus) if corpus is not None else None
         self.engine = engine
@@ -99,19 +115,38 @@ class Finder:
         self.found: list[Found] = []
         self.executions = 0
         self.divergent_inputs = 0
+        self._pending: list[bytes] = []
+        self._since = 0.0
 
     def consider(self, data: bytes) -> Result:
         res = self.differ.run(data)
         self.executions += 1
         if res.divergences:
             self.divergent_inputs += 1
-            if not res.full and any(d.signature.id not in self.known for d in res.divergences):
-                res = self.differ.run(data, full=True)
-            for div in res.divergences:
-                if div.signature.id not in self.known:
-                    self.known.add(div.signature.id)
-                    self._record(data, str(div.signature))
+            self._learn(data, res)
+        if self.differ.batched:
+            if not self._pending:
+                self._since = time.monotonic()
+            self._pending.append(data)
+            if len(self._pending) >= BATCH or time.monotonic() - self._since > BATCH_SECONDS:
+                self.flush()
         return res
+
+    def flush(self) -> None:
+        """Compare the batched decoders on the inputs kept since the last batch."""
+        pending, self._pending = self._pending, []
+        if pending:
+            for res in self.differ.run_batch(pending):
+                self._learn(res.data, res)
+
+    def _learn(self, data: bytes, res: Result) -> None:
+        """Record each signature of ``res`` not known yet, from a full run."""
+        if not res.full and any(d.signature.id not in self.known for d in res.divergences):
+            res = self.differ.run(data, full=True)
+        for div in res.divergences:
+            if div.signature.id not in self.known:
+                self.known.add(div.signature.id)
+                self._record(data, str(div.signature))
 
     def _record(self, data: bytes, sig: str) -> None:
         m = minimize(data, lambda b: sig in self.differ.signatures(b),

@@ -99,6 +99,7 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
 
     def flush() -> None:
         nonlocal sent
+        finder.flush()
         report(finder.executions, finder.divergent_inputs,
                [f.to_json() for f in finder.found[sent:]])
         sent = len(finder.found)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from utf8fuzz.outcome import Outcome, Token
 from utf8fuzz.profiles.table import Profile, structural_length
@@ -89,8 +90,10 @@ class Signature:
         return cls(profile, klass, feature, tuple(decs.split("+")))
 
 
+@lru_cache(maxsize=1 << 12)
 def signature_id(text: str) -> str:
-    """The corpus file name of a signature: 16 hex digits of its SHA-256."""
+    """The corpus file name of a signature: 16 hex digits of its SHA-256 (cached:
+    the fuzz loop asks it of every divergence, and most are known ones)."""
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -1,0 +1,71 @@
+"""The batched tier: out-of-process decoders compared in batches by the fuzz loop.
+
+A planted bug in a batched decoder must still be found, named from one full run
+(with every decoder) and saved; the decoder must be asked per batch, not per input;
+and the last partial batch is compared when the loop flushes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tests.engine.planted import Planted, accepts_c080
+from utf8fuzz.decoders.cpython import Handler
+from utf8fuzz.engine.differ import Differ
+from utf8fuzz.engine.finder import BATCH, Finder
+from utf8fuzz.outcome import Outcome
+
+
+class BatchedPlanted(Planted):
+    """The C0 80 bug behind a batch interface, counting how it is called."""
+
+    batched = True
+
+    def __init__(self) -> None:
+        super().__init__("planted:batched-c080", accepts_c080)
+        self.batches: list[int] = []
+        self.singles = 0
+
+    def decode(self, data: bytes) -> Outcome:
+        self.singles += 1
+        return super().decode(data)
+
+    def decode_many(self, inputs: Sequence[bytes]) -> list[Outcome]:
+        self.batches.append(len(inputs))
+        return [Planted.decode(self, d) for d in inputs]
+
+
+def test_the_loop_compares_batched_decoders_per_batch(tmp_path):
+    bug = BatchedPlanted()
+    f = Finder([bug, Handler("replace")], tmp_path / "corpus", "test", minimize_seconds=5)
+    assert f.differ.batched == (bug,)
+    inputs = [b"plain %d" % i for i in range(BATCH + 5)]
+    for x in inputs:
+        res = f.consider(x)
+        assert "planted:batched-c080" not in res.outcomes  # not run per input
+    assert bug.batches == [BATCH] and bug.singles == 0
+    f.consider(b"AB\xc0\x80CD")  # the bug: seen only when the batch is compared
+    assert not f.found
+    f.flush()
+    assert bug.batches == [BATCH, 6]
+    (found,) = f.found
+    assert found.signature == "unicode/accepts-ill-formed/non-shortest-form/planted:batched-c080"
+    assert found.input == b"\xc0\x80" and found.path is not None and found.path.exists()
+    f.flush()  # nothing pending: no empty batch
+    assert bug.batches == [BATCH, 6]
+
+
+def test_a_differ_without_batching_runs_batched_decoders_per_input():
+    bug = BatchedPlanted()
+    res = Differ([bug]).run(b"\xc0\x80")
+    assert [str(d.signature) for d in res.divergences] == [
+        "unicode/accepts-ill-formed/non-shortest-form/planted:batched-c080"]
+    assert bug.singles == 1 and not bug.batches
+
+
+def test_run_batch_names_only_inputs_that_diverge():
+    bug = BatchedPlanted()
+    d = Differ([bug, Handler("replace")], batch=True)
+    results = d.run_batch([b"ok", b"\xc0\x80", b"\xe0\x80"])
+    assert [r.data for r in results] == [b"\xc0\x80"]
+    assert set(results[0].outcomes) == {"planted:batched-c080", "ref:unicode:maximal-subpart"}
