@@ -163,3 +163,44 @@ def test_recording_adapters_agree_with_the_reference_on_every_view(data):
 def test_every_view_name_is_known():
     for d in cpython.discover():
         assert d.shows <= set(VIEWS)
+
+
+def test_incremental_screen_writes_out_the_standard_incremental_decoder():
+    # what the written-out screen relies on: the stdlib's incremental decoder is
+    # BufferedIncrementalDecoder around utf_8_decode, unchanged
+    assert cpython._PLAIN_BUFFERED
+
+
+def _text_views(seen):
+    return {v: tuple(map(ord, x)) if v in ("replace", "ignore", "escape") else x
+            for v, x in seen.items()}
+
+
+@settings(max_examples=200, deadline=None)
+@given(utf8ish, st.sampled_from(["input", "bytewise", "pairs", "whole"]))
+def test_incremental_screen_equals_real_incremental_decoders(data, how):
+    splits = {"input": cpython.input_splits,
+              "bytewise": lambda d: list(range(1, len(d) + 1)),
+              "pairs": lambda d: list(range(2, len(d), 2)),
+              "whole": lambda d: []}[how]
+    dec = cpython.Incremental(splits=splits)
+    seen = dec.screen(data)
+    # the written-out loop against real incremental decoders (the fallback)
+    slow = cpython._screen_text(dec._feed(data, "replace"), lambda: dec._feed(data, "strict"))
+    assert seen == slow
+    full = dec.decode(data)
+    assert {v: full.view(v) for v in seen} == _text_views(seen)
+
+
+def test_incremental_screen_finds_the_first_error_after_a_literal_replacement_char():
+    # the first call with a U+FFFD is the input's own: no error there, go on
+    data = bytes.fromhex("EF BF BD 41 42 80")
+    seen = cpython.Incremental().screen(data)
+    assert (seen["strict"], seen["reason"]) == ((5, 6), "illegal")
+    assert seen["replace"] == "\ufffdAB\ufffd"
+
+
+def test_recording_screens_every_text_view_when_no_error_is_met():
+    seen = cpython.Recording().screen("é\ufffd".encode())
+    assert seen == {"replace": "é\ufffd", "ignore": "é\ufffd", "escape": "é\ufffd",
+                    "spans": (), "strict": None, "reason": None}

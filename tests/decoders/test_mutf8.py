@@ -7,6 +7,7 @@ from decoder_inputs import BOUNDARY, EXAMPLE
 
 from utf8fuzz.decoders import mutf8
 from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.decoders.mutf8 import Mutf8
 from utf8fuzz.decoders.reference import reference
 
 FOUND = {d.name: d for d in mutf8.discover() if isinstance(d, Decoder)}
@@ -57,3 +58,14 @@ def test_truncated_three_byte_form_reports_one_byte():
     data = bytes.fromhex(BOUNDARY["truncated-3"])
     assert FOUND["mutf8"].decode(data).view("strict") == (1, 2)
     assert REF.decode(data).view("strict") == (1, 3)
+
+
+@pytest.mark.parametrize("name", ["mutf8", "mutf8:py"])
+def test_full_outcome_after_a_screen_reuses_the_call_and_equals_a_fresh_one(name):
+    d = FOUND[name]
+    fresh = Mutf8(name, d.fn, d.impl, d.version)
+    for h in ["FF", "41 E2 82", "C0 80", "61 00", *BOUNDARY.values(), "FF"]:
+        data = bytes.fromhex(h)
+        d.screen(data)
+        got = d.decode(data)
+        assert got.to_json() == fresh.decode(data).to_json() == d.decode(data).to_json()

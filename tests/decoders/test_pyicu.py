@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 from decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from utf8fuzz.decoders import pyicu
 from utf8fuzz.decoders.base import Decoder
@@ -65,3 +67,51 @@ def test_ignore_mode_substitutes_instead_of_ignoring():
     out = FOUND["pyicu:ignore"].decode(EXAMPLE)
     assert out.view("ignore") == EXAMPLE_REPLACE
     assert REF.decode(EXAMPLE).view("ignore") == (0x61, 0x62, 0x63, 0x64)
+
+
+def _accepts(piece: bytes) -> bool:
+    import icu
+
+    try:
+        icu.UnicodeString(piece, "utf-8")
+    except ValueError:
+        return False
+    return True
+
+
+def unmemoized_span(data: bytes) -> tuple[int, int]:
+    """The searches of the module docstring, one PyICU call per question."""
+    import icu
+
+    k, n = 0, len(data)
+    while k < n:
+        t = next((t for t in range(1, min(4, n - k) + 1) if _accepts(data[k : k + t])), 0)
+        if not t:
+            break
+        k += t
+    end = k + 1
+    for t in range(2, min(4, n - k) + 1):
+        if str(icu.UnicodeString(data[k : k + t], "utf-8", "replace")) == "\ufffd":
+            end = k + t
+    return k, end
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=24))
+def test_memoized_searches_give_the_unmemoized_span(data):
+    d = pyicu.PyIcu(__import__("icu"), None)
+    if _accepts(data):
+        assert d.screen(data) == {"strict": None}
+        return
+    want = unmemoized_span(data)
+    assert d.screen(data) == {"strict": want}
+    assert d.decode(data).view("strict") == want  # the screen's call reused
+    assert d.decode(data).view("strict") == want  # and the memo warm
+
+
+def test_memo_is_cleared_when_full(monkeypatch):
+    monkeypatch.setattr(pyicu, "_MEMO_LIMIT", 3)
+    d = pyicu.PyIcu(__import__("icu"), None)
+    for data in (EXAMPLE, b"A\x80", b"\xc3\xa9\xff", EXAMPLE):
+        assert d.decode(data).view("strict") == unmemoized_span(data)
+        assert len(d._accepted) <= 3 and len(d._single) <= 3

@@ -8,9 +8,9 @@ inputs and arbitrary bytes. Then, per adapter, what the screen is pinned to say.
 from __future__ import annotations
 
 import pytest
+from decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.decoders.decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE
 
 from utf8fuzz import decoders
 from utf8fuzz import strategies as u8
@@ -20,6 +20,7 @@ from utf8fuzz.outcome import VIEWS
 SCREENING = [d for d in decoders.available() if type(d).screen is not Decoder.screen]
 BY_NAME = {d.name: d for d in decoders.available()}
 INPUTS = [EXAMPLE, *(bytes.fromhex(h) for h in BOUNDARY.values())]
+TEXT_VIEWS = ("replace", "ignore", "escape")
 
 
 def check_screen(d: Decoder, data: bytes) -> dict | None:
@@ -31,11 +32,21 @@ def check_screen(d: Decoder, data: bytes) -> dict | None:
     assert out.ok, f"{d.name} screens {data.hex(' ')} but its full outcome is {out.status}"
     for view, value in seen.items():
         assert view in VIEWS and view in d.shows, f"{d.name} screens {view!r}, not shown"
+        if view in TEXT_VIEWS and type(value) is str:
+            value = tuple(map(ord, value))  # a text view screened as the library's str
         assert value == out.view(view), (
             f"{d.name} on {data.hex(' ') or '(empty)'}: screen {view}={value}, "
             f"full {out.view(view)}")
         assert type(value) is type(out.view(view))
     return seen
+
+
+def as_views(seen: dict | None) -> dict | None:
+    """A screen with its str text views as the tuples of code points they stand for."""
+    if seen is None:
+        return None
+    return {v: tuple(map(ord, x)) if v in TEXT_VIEWS and type(x) is str else x
+            for v, x in seen.items()}
 
 
 def test_the_expensive_adapters_screen():
@@ -67,16 +78,17 @@ def test_screen_equals_own_full_outcome_on_arbitrary_bytes(d):
 def screen(name: str, hexin: str) -> dict | None:
     if name not in BY_NAME:
         pytest.skip(f"{name} is not available here")
-    return BY_NAME[name].screen(bytes.fromhex(hexin))
+    return as_views(BY_NAME[name].screen(bytes.fromhex(hexin)))
 
 
 def test_cpython_recording_decoders_screen_replace_and_the_first_error():
     for name in ("cpython:spans", "cpython:incremental", "cpython:utf-8-sig"):
         assert screen(name, EXAMPLE.hex()) == {
             "replace": EXAMPLE_REPLACE, "strict": (1, 4), "reason": "illegal"}
-    # a literal U+FFFD is no error
+    # a literal U+FFFD is no error: no error met, the text is every text view
     assert screen("cpython:spans", "EF BF BD") == {
-        "replace": (0xFFFD,), "strict": None, "reason": None}
+        "replace": (0xFFFD,), "ignore": (0xFFFD,), "escape": (0xFFFD,), "spans": (),
+        "strict": None, "reason": None}
     # utf-8-sig: the stripped BOM is U+FEFF, offsets after it absolute
     assert screen("cpython:utf-8-sig", "EF BB BF 41 C3") == {
         "replace": (0xFEFF, 0x41, 0xFFFD), "strict": (4, 5), "reason": "truncated"}
@@ -89,23 +101,35 @@ def test_cpython_surrogatepass_screens_the_first_error_it_cannot_pass():
     assert screen("cpython:surrogatepass", "ED A0 80 C0") == {
         "strict": (3, 4), "reason": "illegal"}
     assert screen("cpython:surrogatepass", "ED A0 80") == {
-        "strict": None, "reason": None, "replace": (0xD800,)}
+        "strict": None, "reason": None, "spans": (),
+        "replace": (0xD800,), "ignore": (0xD800,), "escape": (0xD800,)}
 
 
 def test_icu_screens_replace_through_its_own_substituting_callback():
-    assert screen("icu", EXAMPLE.hex()) == {"replace": EXAMPLE_REPLACE}
-    assert screen("icu:cesu8", "ED A0 BD ED B8 80") == {"replace": (0x1F600,)}
+    assert screen("icu", EXAMPLE.hex())["replace"] == EXAMPLE_REPLACE
+    assert screen("icu:cesu8", "ED A0 BD ED B8 80")["replace"] == (0x1F600,)
 
 
 def test_iconv_screens_without_the_span_search():
     assert screen("iconv:utf32le", "41 E2 82") == {"strict": (1, 3), "reason": "truncated"}
     assert screen("iconv:utf32le", "41 C3 A9") == {"strict": None, "reason": None}
-    assert screen("iconv:utf32le", EXAMPLE.hex()) is None  # EILSEQ: where does it end?
+    # EILSEQ: where does it end? Either searched, or left to the full outcome
+    assert screen("iconv:utf32le", EXAMPLE.hex()) in (
+        None, {"strict": (1, 4), "reason": "illegal"})
 
 
-def test_pyicu_strict_screens_only_accepted_input():
+def test_pyicu_strict_screens_the_searched_span():
     assert screen("pyicu", "41 C3 A9") == {"strict": None}
-    assert screen("pyicu", EXAMPLE.hex()) is None  # the span takes PyICU searches
+    # the span comes from the (memoized) searches, not from PyICU's message
+    assert screen("pyicu", EXAMPLE.hex()) == {"strict": (1, 4)}
+    assert screen("pyicu", "EF 90 80 80") == {"strict": (3, 4)}
+
+
+def test_text_screens_are_the_librarys_str():
+    for name, hexin in (("cpython:replace", EXAMPLE.hex()), ("pyicu:replace", "41 C3"),
+                        ("fast:unicode", "41 C3"), ("cpython:spans", "41 C3")):
+        if name in BY_NAME:
+            assert type(BY_NAME[name].screen(bytes.fromhex(hexin))["replace"]) is str
 
 
 def test_fast_path_screens_replace_and_strict():

@@ -55,3 +55,15 @@ def test_inconsistent_fast_path_is_partial_not_hidden() -> None:
     out = Lying(adapter.fast_module()).decode(b"ab")
     assert "tokens" not in out.shows
     assert out.view("spans") == ((0, 1),) and out.view("replace") == (0x61, 0x62)
+
+
+def test_screens_give_replace_as_text_where_python_can_hold_it() -> None:
+    assert UNICODE.screen(bytes.fromhex("41 C3"))["replace"] == "A\ufffd"
+    # corrected: its code points as a str, surrogates passed through
+    assert CORRECTED.screen(bytes.fromhex("41 FE"))["replace"] == "A\ufffd"
+    assert CORRECTED.screen(bytes.fromhex("ED A0 80"))["replace"] == "".join(
+        map(chr, REFS["corrected"].decode(bytes.fromhex("ED A0 80")).view("replace")))
+    # above U+10FFFF there is no str: a tuple, equal to the reference's view
+    data = bytes.fromhex("FD BF BF BF BF BF")
+    assert CORRECTED.screen(data)["replace"] == REFS["corrected"].decode(data).view("replace")
+    assert max(CORRECTED.screen(data)["replace"]) > 0x10FFFF

@@ -36,7 +36,22 @@ through an incremental decoder fed the same chunks; ``cpython:utf-8-sig`` throug
 the ``utf-8-sig`` codec, a stripped BOM shown as U+FEFF; ``cpython:surrogatepass``
 by plain ``errors="surrogatepass"``: everything when it succeeds, else the span
 and reason of the first error it could not pass. Spans and tokens are compared only
-when the full outcome is built.
+when the full outcome is built. Text views are screened as the ``str`` the codec
+returns (the differ compares it with the reference's text as a string); a screen
+that meets no error gives the text as every text view (there was nothing to
+replace).
+
+*The incremental screen* is CPython's ``BufferedIncrementalDecoder.decode``
+written out: each call decodes the held-back bytes plus the new chunk with
+``codecs.utf_8_decode`` and holds back what it did not consume, which the
+standard library's ``utf-8`` incremental decoder is, exactly (checked when this
+module loads; otherwise the screen feeds real incremental decoders, as the full
+outcome always does). That saves a Python method call per chunk, and one pass
+gives both screened views: in replace mode, the first call whose text has a
+U+FFFD is repeated in strict mode on the same bytes. Until the first error both
+modes consume the same bytes (the codec holds back a truncated tail before it
+looks at the handler), so that repeated call raises exactly the first error a
+strict incremental decoder would, or nothing when the U+FFFD was the input's.
 
 *Offsets are absolute.* The incremental decoder raises with offsets into its own
 buffer (the bytes it held back plus the new chunk); ``utf-8-sig`` raises with
@@ -102,6 +117,19 @@ def _cps(text: str) -> tuple[int, ...]:
     return tuple(map(ord, text))
 
 
+def _plain_buffered() -> bool:
+    """``codecs.getincrementaldecoder("utf-8")`` is ``BufferedIncrementalDecoder``
+    around ``codecs.utf_8_decode``, unchanged (what :meth:`Incremental.screen`
+    writes out)."""
+    cls = codecs.getincrementaldecoder("utf-8")
+    return (issubclass(cls, codecs.BufferedIncrementalDecoder)
+            and cls.decode is codecs.BufferedIncrementalDecoder.decode
+            and cls.__dict__.get("_buffer_decode") is codecs.utf_8_decode)
+
+
+_PLAIN_BUFFERED = _plain_buffered()
+
+
 class CPythonDecoder(Decoder):
     """Shared versions; subclasses implement ``run``."""
 
@@ -159,24 +187,30 @@ class Handler(CPythonDecoder):
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
         try:
-            return {self.view: _cps(data.decode("utf-8", self.errors))}
+            return {self.view: data.decode("utf-8", self.errors)}
         except Exception:
             return None
+
+
+def _no_error(text: str) -> dict[str, Any]:
+    """The screen of a recording decoder that met no error: its text is every
+    text view, and there are no spans."""
+    return {"replace": text, "ignore": text, "escape": text, "spans": (),
+            "strict": None, "reason": None}
 
 
 def _screen_text(text: str, strict: Callable[[], object], base: int = 0) -> dict[str, Any]:
     """The screen of a recording decoder from its replace-mode ``text``: without a
     U+FFFD no error was met (each error gives one); with one, ``strict()`` (the same
     decode in strict mode) raises the first error, offsets shifted by ``base``."""
-    cps = _cps(text)
-    if 0xFFFD not in cps:
-        return {"replace": cps, "strict": None, "reason": None}
+    if "\ufffd" not in text:
+        return _no_error(text)
     try:
         strict()
     except UnicodeDecodeError as e:
-        return {"replace": cps, "strict": (base + e.start, base + e.end),
+        return {"replace": text, "strict": (base + e.start, base + e.end),
                 "reason": reason_of(e)}
-    return {"replace": cps, "strict": None, "reason": None}  # the U+FFFD was the input's
+    return _no_error(text)  # the U+FFFD was the input's
 
 
 class Recording(CPythonDecoder):
@@ -215,8 +249,7 @@ class SurrogatePass(Recording):
             return {"strict": (e.start, e.end), "reason": reason_of(e)}
         except Exception:
             return None
-        cps = _cps(text)
-        return {"strict": None, "reason": None, "replace": cps}
+        return _no_error(text)
 
 
 def input_splits(data: bytes) -> list[int]:
@@ -227,10 +260,12 @@ def input_splits(data: bytes) -> list[int]:
     bytes that end inside their own sequence, and the cut is a pure function of
     the input, so an outcome replays exactly.
     """
-    cuts, pos = [], 0
-    while pos < len(data):
-        pos = min(len(data), pos + 1 + (data[pos] & 3))
+    cuts, pos, n = [], 0, len(data)
+    while pos < n:
+        pos += 1 + (data[pos] & 3)
         cuts.append(pos)
+    if pos > n:  # only the last chunk can run past the end
+        cuts[-1] = n
     return cuts
 
 
@@ -278,9 +313,39 @@ class Incremental(Recording):
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
         try:
-            return _screen_text(self._feed(data, "replace"), lambda: self._feed(data, "strict"))
+            if not _PLAIN_BUFFERED:
+                return _screen_text(self._feed(data, "replace"),
+                                    lambda: self._feed(data, "strict"))
+            return self._screen_buffered(data)
         except Exception:
             return None
+
+    def _screen_buffered(self, data: bytes) -> dict[str, Any]:
+        """One replace-mode pass of the written-out incremental decoder (see the
+        module docstring), the first error from repeating in strict mode the first
+        call whose text has a U+FFFD."""
+        n = len(data)
+        decode = codecs.utf_8_decode
+        parts: list[str] = []
+        first: UnicodeDecodeError | None = None
+        base = 0  # the first byte held back (not yet consumed)
+        searching = True
+        for cut in [*self.splits(data), n]:
+            final = cut == n
+            chunk = data[base:cut]
+            text, used = decode(chunk, "replace", final)
+            parts.append(text)
+            if searching and "\ufffd" in text:
+                try:
+                    decode(chunk, "strict", final)
+                except UnicodeDecodeError as e:
+                    e.start, e.end = base + e.start, base + e.end
+                    first, searching = e, False
+            base += used
+        text = "".join(parts)
+        if first is None:
+            return _no_error(text)
+        return {"replace": text, "strict": (first.start, first.end), "reason": reason_of(first)}
 
 
 class Utf8Sig(Recording):
@@ -316,7 +381,9 @@ class Utf8Sig(Recording):
         except Exception:
             return None
         if base:
-            out["replace"] = (0xFEFF, *out["replace"])
+            for v in ("replace", "ignore", "escape"):
+                if v in out:
+                    out[v] = "\ufeff" + out[v]
         return out
 
 

@@ -30,7 +30,13 @@ Screen (the fuzz loop's cheap tier): ``replace`` and ``strict`` from one call ea
 ``decode(data, "replace")`` and ``validate(data)`` for ``fast:unicode``,
 ``decode_corrected`` in replace and strict mode for ``fast:corrected`` (which also
 gives ``reason``). Spans, ignore, escape and the self-consistency checks below are
-made when the full outcome is built.
+made when the full outcome is built. ``replace`` is screened as a ``str``: the text
+``decode`` returns, and ``decode_corrected``'s code points as text when they are
+all code points Python can hold (the array is read as UTF-32, surrogates passed);
+above U+10FFFF it stays a tuple. The differ compares a str with the reference's
+text directly. Each view still comes from its own call: on valid input the strict
+result is not reused as the replace text, so a mode that contradicts the other is
+still caught.
 
 ``validate(data)`` must give the same span as strict decoding; a disagreement is
 an inconsistency of the fast path and becomes a crash outcome saying so.
@@ -38,6 +44,7 @@ an inconsistency of the fast path and becomes a crash outcome saying so.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -50,6 +57,20 @@ _CORRECTED_REASONS = {
     "unexpected end of data": "truncated",
     "reserved sequence (FE/FF)": "reserved",
 }
+
+
+_UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
+
+
+def _text(cps: Any) -> str | tuple[int, ...]:
+    """An ``array('I')`` of code points as text, or as a tuple when one is above
+    U+10FFFF (or the array's items are not 4 bytes)."""
+    if cps.itemsize == 4:
+        try:
+            return cps.tobytes().decode(_UTF32, "surrogatepass")  # type: ignore[no-any-return]
+        except UnicodeDecodeError:
+            pass
+    return tuple(cps)
 
 
 def _unicode_len(b: int) -> int:
@@ -204,7 +225,7 @@ class FastUnicode(_Fast):
         return list(map(ord, self._fast.decode(data, errors)))
 
     def _screen(self, data: bytes) -> dict[str, Any]:
-        return {"replace": tuple(map(ord, self._fast.decode(data, "replace"))),
+        return {"replace": self._fast.decode(data, "replace"),
                 "strict": self._fast.validate(data)}
 
     def _spans(self, data: bytes) -> list[tuple[int, int]]:
@@ -227,7 +248,7 @@ class FastCorrected(_Fast):
         return list(self._fast.decode_corrected(data, errors))
 
     def _screen(self, data: bytes) -> dict[str, Any]:
-        replace = tuple(self._fast.decode_corrected(data, "replace"))
+        replace = _text(self._fast.decode_corrected(data, "replace"))
         strict, reason = self._strict(data)
         return {"replace": replace, "strict": strict, "reason": reason}
 
