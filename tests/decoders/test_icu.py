@@ -250,3 +250,62 @@ def test_a_closed_converter_is_a_crash_not_a_segfault():
     dec.close()
     assert dec.decode(b"a").status == "crash"
     assert dec.screen(b"a") is None
+
+
+# The C walk that gives each character its span, held equal to _tiling.tile: the
+# same tokens, or the same TilingError message, on made-up library reports. A
+# report is built from pieces (characters with their encodings, errors with some
+# bytes) and then perhaps damaged, so both the agreeing and every disagreeing
+# path are taken.
+
+_REASONS = st.sampled_from(["illegal", "truncated"])
+_CPS = st.one_of(st.integers(0, 0x7F), st.integers(0x80, 0xFFFF), st.integers(0x10000, 0x10FFFF))
+
+
+@st.composite
+def _reports(draw: st.DrawFn) -> tuple[bytes, list[int], list[tuple[int, int, str]], bool]:
+    cesu8 = draw(st.booleans())
+    enc = (lambda c: pair_encode(c) if c > 0xFFFF else utf8_bytes(c)) if cesu8 else utf8_bytes
+    data, cps, events = b"", [], []
+    for kind in draw(st.lists(st.booleans(), max_size=10)):
+        if kind:
+            cp = draw(_CPS)
+            cps.append(cp)
+            data += enc(cp)
+        else:
+            bad = draw(st.binary(min_size=1, max_size=3))
+            events.append((len(data), len(data) + len(bad), draw(_REASONS)))
+            data += bad
+    damage = draw(st.sampled_from(["none", "cp", "drop-cp", "add-cp", "event", "add-event",
+                                   "drop-byte", "shuffle"]))
+    if damage == "cp" and cps:
+        cps[draw(st.integers(0, len(cps) - 1))] = draw(_CPS)
+    elif damage == "drop-cp" and cps:
+        del cps[draw(st.integers(0, len(cps) - 1))]
+    elif damage == "add-cp":
+        cps.insert(draw(st.integers(0, len(cps))), draw(_CPS))
+    elif damage == "event" and events:
+        i = draw(st.integers(0, len(events) - 1))
+        events[i] = (draw(st.integers(-2, len(data) + 2)), draw(st.integers(-2, len(data) + 2)),
+                     events[i][2])
+    elif damage == "add-event" and data:  # perhaps inside a character's bytes
+        i = draw(st.integers(0, len(data) - 1))
+        events.append((i, i + 1, draw(_REASONS)))
+    elif damage == "drop-byte" and data:
+        i = draw(st.integers(0, len(data) - 1))
+        data = data[:i] + data[i + 1:]
+    elif damage == "shuffle":
+        events = draw(st.permutations(events))
+    return data, cps, list(events), cesu8
+
+
+@settings(max_examples=500, deadline=None, database=None)
+@given(_reports())
+def test_the_c_tiling_walk_equals_tile(report):
+    data, cps, events, cesu8 = report
+    enc = (lambda c: pair_encode(c) if c > 0xFFFF else utf8_bytes(c)) if cesu8 else utf8_bytes
+    try:
+        want: object = tuple(tile(data, cps, events, encode=enc))
+    except TilingError as e:
+        want = str(e)
+    assert icu._native.tile(data, cps, events, cesu8) == want

@@ -545,6 +545,88 @@ done:
     return d;
 }
 
+PyDoc_STRVAR(tile_doc,
+"tile(data, codepoints, events, cesu8)\n\n"
+"The C walk icu_decode tiles with, on given code points (each <= 0x10FFFF) and\n"
+"(start, end, reason) events: the tuple of Tokens, or the str message of the\n"
+"TilingError. For tests, which hold it equal to utf8fuzz.decoders._tiling.tile.");
+
+static PyObject *tile_entry(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "expected (data, codepoints, events, cesu8)");
+        return NULL;
+    }
+    int cesu8 = PyObject_IsTrue(args[3]);
+    if (cesu8 < 0)
+        return NULL;
+    PyObject *cpl = PySequence_Fast(args[1], "codepoints must be a sequence");
+    if (!cpl)
+        return NULL;
+    PyObject *evl = PySequence_Fast(args[2], "events must be a sequence");
+    if (!evl) {
+        Py_DECREF(cpl);
+        return NULL;
+    }
+    Py_buffer view = {0};
+    Py_ssize_t ncps = PySequence_Fast_GET_SIZE(cpl), nev = PySequence_Fast_GET_SIZE(evl);
+    uint32_t *cps = malloc(((size_t)ncps + 1) * sizeof *cps);
+    Event *ev = malloc(((size_t)nev + 1) * sizeof *ev);
+    Tok *toks = malloc(((size_t)ncps + (size_t)nev + 1) * sizeof *toks);
+    PyObject *res = NULL;
+    if (!cps || !ev || !toks) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        view.obj = NULL;
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < ncps; i++) {
+        unsigned long v = PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(cpl, i));
+        if (PyErr_Occurred())
+            goto done;
+        if (v > 0x10FFFF) {
+            PyErr_SetString(PyExc_ValueError, "a code point above U+10FFFF");
+            goto done;
+        }
+        cps[i] = (uint32_t)v;
+    }
+    for (Py_ssize_t i = 0; i < nev; i++) {
+        PyObject *reason;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(evl, i), "nnU", &ev[i].start,
+                              &ev[i].end, &reason))
+            goto done;
+        ev[i].truncated = PyUnicode_CompareWithASCIIString(reason, "truncated") == 0;
+    }
+    char msg[160];
+    Py_ssize_t nt = tile(view.buf, view.len, cps, ncps, ev, (size_t)nev, cesu8, toks, msg,
+                         sizeof msg);
+    if (nt < 0) {
+        res = PyUnicode_FromString(msg);
+        goto done;
+    }
+    if (!(res = PyTuple_New(nt)))
+        goto done;
+    for (Py_ssize_t i = 0; i < nt; i++) {
+        PyObject *tok = make_token(&toks[i]);
+        if (!tok) {
+            Py_CLEAR(res);
+            break;
+        }
+        PyTuple_SET_ITEM(res, i, tok);
+    }
+done:
+    if (view.obj)
+        PyBuffer_Release(&view);
+    free(cps);
+    free(ev);
+    free(toks);
+    Py_DECREF(cpl);
+    Py_DECREF(evl);
+    return res;
+}
+
 /* ---- iconv ---------------------------------------------------------------------- */
 
 enum { OUT_UTF32LE = 0, OUT_HOST32 = 1, OUT_UTF8 = 2 };
@@ -736,6 +818,7 @@ static PyObject *iconv_convert(PyObject *mod, PyObject *const *args, Py_ssize_t 
 static PyMethodDef methods[] = {
     {"icu_decode", (PyCFunction)(void (*)(void))icu_decode, METH_FASTCALL, icu_decode_doc},
     {"icu_screen", (PyCFunction)(void (*)(void))icu_screen, METH_FASTCALL, icu_screen_doc},
+    {"tile", (PyCFunction)(void (*)(void))tile_entry, METH_FASTCALL, tile_doc},
     {"iconv_run", (PyCFunction)(void (*)(void))iconv_run, METH_FASTCALL, iconv_run_doc},
     {"iconv_convert", (PyCFunction)(void (*)(void))iconv_convert, METH_FASTCALL,
      iconv_convert_doc},
