@@ -12,6 +12,13 @@ ext_modules: list = [
         depends=[f"src/utf8fuzz/fast/{h}" for h in ("fast.h", "lookup.h", "k128.h")],
         extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
     ),
+    # The reference walk (src/utf8fuzz/profiles/walk.py): an interpreter of the
+    # profiles' compiled tables, held equal to policies.decode_tokens by its tests.
+    Extension(
+        "utf8fuzz.profiles._walk",
+        sources=["src/utf8fuzz/profiles/_walk.c"],
+        extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+    ),
     # The ICU and iconv adapters' per-call glue (ICU is not linked: see the file).
     Extension(
         "utf8fuzz.decoders._native",

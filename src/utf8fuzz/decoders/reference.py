@@ -2,7 +2,9 @@
 
 These are the spec transcriptions themselves (:mod:`utf8fuzz.profiles` and
 :mod:`utf8fuzz.policies`), named ``ref:<profile>:<policy>``. Each shows every
-view, since it produces tokens.
+view, since it produces tokens. They walk the profile's compiled table with
+:func:`utf8fuzz.profiles.walk.walker` (in C, held equal to ``decode_tokens`` by
+its tests; ``UTF8FUZZ_PURE_REFERENCE=1`` walks it in Python).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.outcome import VIEWS, Outcome
 from utf8fuzz.policies import POLICIES, decode_tokens
 from utf8fuzz.profiles import REGISTRY, get_profile
+from utf8fuzz.profiles.walk import Walk, walker
 
 
 class Reference(Decoder):
@@ -23,10 +26,19 @@ class Reference(Decoder):
         self.profile = self._profile.name
         self.policy = policy
         self.name = reference_name(profile, policy)
+        # An unknown policy raises when decoding, as decode_tokens does.
+        self._walker = walker(self._profile, policy) if policy in POLICIES else None
 
     def run(self, data: bytes) -> Outcome:
-        toks = decode_tokens(data, self._profile, self.policy)
-        return Outcome.from_tokens(toks, len(data), self.versions(), data=data, check=False)
+        return self.walk(data).outcome(self.versions())
+
+    def walk(self, data: bytes) -> Walk:
+        """This reference's walk of ``data``: tokens, views and coverage features,
+        each built when first asked for."""
+        if self._walker is None:
+            decode_tokens(data, self._profile, self.policy)  # raises: unknown policy
+            raise AssertionError("unreachable")
+        return self._walker(data)
 
     def versions(self) -> dict[str, str]:
         return {"utf8fuzz": __version__, "spec": self._profile.spec}

@@ -22,6 +22,10 @@ handed to libFuzzer with ``UpdateCounterArrays`` (a counter libFuzzer was not
 given is never seen), then handed out the first time a key is seen;
 ``_trace_branch`` bumps one - the calls Atheris's bytecode instrumentation makes.
 Keys beyond the pool share its last counter.
+
+The references' walks (:mod:`utf8fuzz.profiles.walk`) compute these keys in C as
+integer feature ids; :meth:`TableCoverage.feed_walk` bumps the same counters from
+them, one bump per key an input reaches (libFuzzer only needs "reached").
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from collections.abc import Callable, Sequence
 
 from utf8fuzz.outcome import Token
 from utf8fuzz.profiles.table import Profile
+from utf8fuzz.profiles.walk import Walk, feature_key
 
 BLOCKS = (16, 32, 64)
 
@@ -51,13 +56,17 @@ class TableCoverage:
         self._hit = hit
         self._ids: dict[tuple[object, ...], int] = {}
         self._rows: dict[tuple[str, int, bytes], int] = {}
+        self._features: dict[str, dict[int, int]] = {}  # profile -> feature id -> counter
 
-    def _bump(self, key: tuple[object, ...]) -> None:
+    def _counter(self, key: tuple[object, ...]) -> int:
         i = self._ids.get(key)
         if i is None:
             i = self._ids[key] = self._pool[min(self._next, len(self._pool) - 1)]
             self._next += 1
-        self._hit(i)
+        return i
+
+    def _bump(self, key: tuple[object, ...]) -> None:
+        self._hit(self._counter(key))
 
     def _row(self, profile: Profile, seq: bytes) -> int:
         # The row is fixed by the first two bytes in every table here (the only
@@ -93,6 +102,19 @@ class TableCoverage:
                     if t.start // b != (t.end - 1) // b:
                         self._bump((name, "block", b, *coarse))
         self._bump((name, "next", *prev, "end"))
+
+    def feed_walk(self, profile_name: str, walk: Walk) -> None:
+        """What :meth:`feed` does with a reference's tokens, from its walk's feature
+        ids: the same counters, each key bumped once."""
+        counters = self._features.get(profile_name)
+        if counters is None:
+            counters = self._features[profile_name] = {}
+        hit = self._hit
+        for f in walk.features:
+            c = counters.get(f)
+            if c is None:
+                c = counters[f] = self._counter((profile_name, *feature_key(f)))
+            hit(c)
 
     @property
     def keys(self) -> list[tuple[object, ...]]:

@@ -1,0 +1,284 @@
+"""The reference walk, compiled: the same table, walked in C.
+
+Every fuzz input is decoded by the references (one per profile and policy) before
+any decoder under test is judged, so the references' cost bounds the fuzzer's
+speed. :func:`utf8fuzz.policies.decode_tokens` walks a profile's compiled DFA in
+Python at 45-55 µs per 64-byte input, and building the views a comparison needs
+from its tokens costs more again; five of them leave little of a 200 µs budget
+for the decoders that are actually under test.
+
+So :func:`walker` hands the *same compiled table* - ``Profile.dfa``'s ``trans``,
+``accept``, ``live_after`` and ``single``, the reserved and recognized leads, each
+row's offset and value function - to a small C interpreter
+(``utf8fuzz.profiles._walk``) that performs ``decode_tokens`` statement for
+statement. Nothing about a profile is written twice: the C knows no row, lead
+byte or offset of any spec, only how to walk a table; a row whose value is not
+bit concatenation (CESU-8's and modified UTF-8's surrogate pairs,
+:mod:`utf8fuzz.profiles._pairs`) is valued by calling the row's own Python
+``value_fn``. ``decode_tokens`` stays the reference of record: it is the
+transcription a reader checks against the specs, and the C walk is held equal
+to it by ``tests/profiles/test_walk.py`` (every input of up to two bytes, three
+bytes over the interesting byte values, Hypothesis, and the whole corpus, for
+every profile and policy, comparing every attribute below).
+
+A walk records compact arrays only; everything else is built on first use and
+kept, because a fuzz iteration asks for a few views of each reference and never
+for most of them::
+
+    w = walker(profile, policy)   # compiled once per (profile, policy)
+    r = w(data)
+    r.tokens                      # tuple(decode_tokens(data, profile, policy))
+    r.view(name)                  # Outcome.from_tokens(...).view(name), same types
+    r.text(name)                  # replace/ignore/escape as a str; None past U+10FFFF
+    r.features                    # coverage feature ids, see feature_key
+    r.outcome(provenance)         # the Outcome the reference decoder returns
+
+:class:`PyWalk` is the same interface over ``decode_tokens`` itself: the oracle
+the tests compare against, and what :func:`walker` returns when the extension is
+not built or ``UTF8FUZZ_PURE_REFERENCE=1`` asks for the transcription alone.
+
+Coverage features. :class:`utf8fuzz.engine.coverage.TableCoverage` keys coverage
+by what each token is in the spec's terms (a row; an error's length, reason and
+lead byte; a reserved unit's length), by neighbouring tokens, and by tokens that
+straddle 16/32/64-byte blocks. A walk gives each such key, less the profile name,
+as one integer (``category << 20 | fields``); :func:`feature_key` turns an id back
+into the exact tuple ``TableCoverage.feed`` uses.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from utf8fuzz.outcome import VIEWS, Outcome, Token
+from utf8fuzz.policies import POLICIES, decode_tokens
+from utf8fuzz.profiles.table import Profile
+
+try:
+    from utf8fuzz.profiles import _walk
+except ImportError as e:  # not built (a source checkout without build_ext)
+    _walk = None
+    IMPORT_ERROR: str | None = str(e)
+else:
+    IMPORT_ERROR = None
+
+__all__ = ["PyWalk", "Walk", "feature_key", "py_features", "walker"]
+
+TEXT_VIEWS = ("replace", "ignore", "escape")
+MAX_UNICODE = 0x10FFFF
+
+
+class Walk(Protocol):
+    """What a walker returns for one input (the C ``_walk.Walk`` or :class:`PyWalk`)."""
+
+    @property
+    def tokens(self) -> tuple[Token, ...]: ...
+    @property
+    def features(self) -> tuple[int, ...]: ...
+    @property
+    def data(self) -> bytes: ...
+    def view(self, name: str) -> Any: ...
+    def text(self, name: str) -> str | None: ...
+    def outcome(self, provenance: dict[str, str]) -> Outcome: ...
+
+
+def _make_outcome(tokens: tuple[Token, ...], length: int, provenance: dict[str, str],
+                  data: bytes) -> Outcome:
+    return Outcome.from_tokens(tokens, length, provenance, data=data, check=False)
+
+
+if _walk is not None:
+    _walk.configure(Token, _make_outcome)
+
+
+# -- coverage feature ids ------------------------------------------------------------
+# The same encoding as make_features in _walk.c: a token's coarse kind is one byte,
+# ("char", n) -> n, ("error", min(n, 7), reason) -> 128 + 2 * (len - 1) + truncated,
+# ("reserved", min(n, 4)) -> 144 + len; 254 stands for "start", 255 for "end".
+
+F_CHAR, F_ERROR, F_RESERVED, F_NEXT, F_BLOCK = range(5)
+F_SHIFT = 20
+BLOCKS = (16, 32, 64)  # as engine.coverage.BLOCKS
+_START, _END = 254, 255
+_REASONS = ("illegal", "truncated")
+
+
+def _coarse_key(c: int) -> tuple[object, ...]:
+    if c == _START:
+        return ("start",)
+    if c == _END:
+        return ("end",)
+    if c < 128:
+        return ("char", c)
+    if c < 144:
+        return ("error", (c - 128) // 2 + 1, _REASONS[(c - 128) % 2])
+    return ("reserved", c - 144)
+
+
+def feature_key(fid: int) -> tuple[object, ...]:
+    """The ``TableCoverage.feed`` key of a feature id, less the profile name."""
+    cat, f = fid >> F_SHIFT, fid & ((1 << F_SHIFT) - 1)
+    if cat == F_CHAR:
+        return ("char", f)
+    if cat == F_ERROR:
+        return ("error", f >> 10, _REASONS[(f >> 8) & 1], f & 0xFF)
+    if cat == F_RESERVED:
+        return ("reserved", f)
+    if cat == F_NEXT:
+        return ("next", *_coarse_key(f >> 8), *_coarse_key(f & 0xFF))
+    if cat == F_BLOCK:
+        return ("block", BLOCKS[f >> 8], *_coarse_key(f & 0xFF))
+    raise ValueError(f"not a feature id: {fid}")
+
+
+def _coarse(t: Token) -> int:
+    n = t.end - t.start
+    if t.kind == "char":
+        return n
+    if t.kind == "error":
+        return 128 + 2 * (min(n, 7) - 1) + (t.reason == "truncated")
+    return 144 + min(n, 4)
+
+
+# id(profile) -> (profile, {sequence: row index}): Profile.row_of scans every row.
+_ROWS: dict[int, tuple[Profile, dict[bytes, int]]] = {}
+
+
+def _row_index(profile: Profile, seq: bytes) -> int:
+    hit = _ROWS.get(id(profile))
+    if hit is None or hit[0] is not profile:
+        hit = _ROWS[id(profile)] = (profile, {})
+    rows = hit[1]
+    r = rows.get(seq)
+    if r is None:
+        row = profile.row_of(seq)
+        r = rows[seq] = profile.rows.index(row) if row is not None else -1
+    return r
+
+
+def py_features(profile: Profile, data: bytes, tokens: tuple[Token, ...]) -> tuple[int, ...]:
+    """The feature ids of a walk, computed from its tokens in Python (``row_of``
+    names a character's row)."""
+    ids: set[int] = set()
+    prev = _START
+    for t in tokens:
+        n = t.end - t.start
+        c = _coarse(t)
+        if t.kind == "char":
+            ids.add(F_CHAR << F_SHIFT | _row_index(profile, data[t.start : t.end]))
+        elif t.kind == "error":
+            ids.add(F_ERROR << F_SHIFT | min(n, 7) << 10
+                    | (t.reason == "truncated") << 8 | data[t.start])
+        else:
+            ids.add(F_RESERVED << F_SHIFT | min(n, 4))
+        ids.add(F_NEXT << F_SHIFT | prev << 8 | c)
+        prev = c
+        if n > 1 or t.kind != "char":
+            for bi, b in enumerate(BLOCKS):
+                if t.start // b != (t.end - 1) // b:
+                    ids.add(F_BLOCK << F_SHIFT | bi << 8 | c)
+    ids.add(F_NEXT << F_SHIFT | prev << 8 | _END)
+    return tuple(sorted(ids))
+
+
+# -- the Python walk -----------------------------------------------------------------
+
+
+class PyWalk:
+    """One input's walk by ``decode_tokens`` itself; the C walk's interface."""
+
+    __slots__ = ("_cache", "_outcome", "_profile", "data", "tokens")
+
+    def __init__(self, data: bytes, profile: Profile, policy: str) -> None:
+        self.data = data
+        self._profile = profile
+        self.tokens: tuple[Token, ...] = tuple(decode_tokens(data, profile, policy))
+        self._outcome = Outcome.from_tokens(self.tokens, len(data), data=data, check=False)
+        self._cache: dict[str, Any] = {}
+
+    def view(self, name: str) -> Any:
+        if name not in VIEWS:
+            raise ValueError(f"unknown view {name!r}; views are {', '.join(VIEWS)}")
+        c = self._cache
+        if name not in c:
+            c[name] = self._outcome.view(name)
+        return c[name]
+
+    def text(self, name: str) -> str | None:
+        if name not in TEXT_VIEWS:
+            raise ValueError(f"text({name!r}): only replace, ignore and escape are text")
+        key = "text:" + name
+        c = self._cache
+        if key not in c:
+            cps = self.view(name)
+            c[key] = None if any(v > MAX_UNICODE for v in cps) else "".join(map(chr, cps))
+        return c[key]  # type: ignore[no-any-return]
+
+    @property
+    def features(self) -> tuple[int, ...]:
+        c = self._cache
+        if "features" not in c:
+            c["features"] = py_features(self._profile, self.data, self.tokens)
+        return c["features"]  # type: ignore[no-any-return]
+
+    def outcome(self, provenance: dict[str, str]) -> Outcome:
+        return Outcome.from_tokens(self.tokens, len(self.data), provenance, data=self.data,
+                                   check=False)
+
+
+def _py_walker(profile: Profile, policy: str) -> Callable[[bytes], PyWalk]:
+    def walk(data: bytes) -> PyWalk:
+        return PyWalk(data, profile, policy)
+
+    walk.pure = True  # type: ignore[attr-defined]
+    return walk
+
+
+def _c_walker(profile: Profile, policy: str) -> Callable[[bytes], Walk]:
+    assert _walk is not None
+    d = profile.dfa
+    return _walk.Walker(  # type: ignore[no-any-return]
+        trans=d.trans, accept=d.accept, live_after=d.live_after, single=d.single,
+        start=d.start, reserved_leads=profile.reserved_leads,
+        recognized_leads=profile.recognized_leads, max_length=profile.max_length,
+        rows=[(r.length, r.offset, r.value_fn) for r in profile.rows],
+        policy=POLICIES.index(policy),
+    )
+
+
+# (id(profile), policy, pure) -> (profile, walker); the profile is kept so its id
+# cannot be reused by another while the entry lives.
+_CACHE: dict[tuple[int, str, bool], tuple[Profile, Callable[[bytes], Walk]]] = {}
+
+
+def pure_requested() -> bool:
+    return os.environ.get("UTF8FUZZ_PURE_REFERENCE") == "1"
+
+
+def walker(profile: Profile, policy: str = "maximal-subpart") -> Callable[[bytes], Walk]:
+    """The walk of ``profile`` under ``policy``: C unless the extension is missing or
+    ``UTF8FUZZ_PURE_REFERENCE=1``. Compiled once per (profile, policy)."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; policies are {', '.join(POLICIES)}")
+    pure = _walk is None or pure_requested()
+    key = (id(profile), policy, pure)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is profile:
+        return hit[1]
+    w: Callable[[bytes], Walk] | None = None
+    if not pure:
+        try:
+            w = _c_walker(profile, policy)
+        except ValueError:  # a table the C cannot walk (a row of 8+ bytes, no value_fn)
+            w = None
+    if w is None:
+        w = _py_walker(profile, policy)
+    _CACHE[key] = (profile, w)
+    return w
+
+
+def is_compiled(w: Callable[[bytes], Walk]) -> bool:
+    """Is ``w`` the C walker (not the Python fallback)?"""
+    return _walk is not None and isinstance(w, _walk.Walker)
+

@@ -1,0 +1,320 @@
+"""The compiled walk (``utf8fuzz.profiles.walk``) equals the transcription.
+
+``decode_tokens`` is the reference of record; the C walker interprets the same
+compiled table. Here every profile under every policy is walked both ways and
+every attribute compared: all inputs of up to two bytes, three-byte inputs over
+the byte values where tables change, Hypothesis inputs, and the whole corpus.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from utf8fuzz import strategies
+from utf8fuzz.decoders.reference import Reference
+from utf8fuzz.engine.coverage import TableCoverage
+from utf8fuzz.outcome import VIEWS, Outcome, Token
+from utf8fuzz.policies import POLICIES, decode_tokens
+from utf8fuzz.profiles import REGISTRY, walk
+from utf8fuzz.profiles.table import Profile
+from utf8fuzz.profiles.walk import PyWalk, feature_key, is_compiled, py_features, walker
+
+TEXTS = ("replace", "ignore", "escape")
+PAIRS = [(p, pol) for p in REGISTRY for pol in POLICIES]
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = sorted(
+    f for d in ("corpus/seeds", "corpus/inputs") for f in (ROOT / d).glob("*") if f.is_file()
+)
+# Where the tables change: ASCII, continuation ranges, every lead class and the
+# bytes no profile or only some profiles use.
+ALPHABET = bytes.fromhex(
+    "00 41 7F 80 8F 90 9F A0 BF C0 C1 C2 DF E0 E1 EC ED EE EF F0 F1 F3 F4 F5 F7 F8 FB FC FD FE FF"
+)
+
+
+def shape(x: Any) -> Any:
+    """Types all the way down: equality alone would let 1 == True through."""
+    if isinstance(x, tuple):
+        return (type(x), tuple(shape(y) for y in x))
+    return type(x)
+
+
+def check(profile: Profile, policy: str, data: bytes) -> None:
+    """Every attribute of the C walk against PyWalk (and decode_tokens itself)."""
+    c = walker(profile, policy)(data)
+    p = PyWalk(data, profile, policy)
+    assert c.tokens == p.tokens == tuple(decode_tokens(data, profile, policy)), data.hex(" ")
+    assert all(type(t) is Token for t in c.tokens)
+    for v in VIEWS:
+        assert c.view(v) == p.view(v), (v, data.hex(" "))
+        assert shape(c.view(v)) == shape(p.view(v)), (v, data.hex(" "))
+    for v in TEXTS:
+        assert c.text(v) == p.text(v), (v, data.hex(" "))
+    assert c.features == p.features, data.hex(" ")
+    assert c.data == data
+    prov = {"utf8fuzz": "test"}
+    co, po = c.outcome(prov), p.outcome(prov)
+    assert co == po and co.provenance == prov and co.data == data
+    assert co == Outcome.from_tokens(decode_tokens(data, profile, policy), len(data), data=data)
+
+
+def check_inputs(inputs: list[bytes], profiles: list[str]) -> None:
+    """check() for many inputs, with the oracle's cost cut where that is sound.
+
+    Tokens are compared with decode_tokens for every input, profile and policy.
+    A walk's views and texts are a function of its tokens and the input alone
+    (the C builds both from the same arrays), so they are compared once per
+    distinct token tuple of an input, whichever profiles and policies produced
+    it; features also depend on the profile's rows, so once per profile.
+    """
+    distinct: dict[bytes, dict[tuple[Token, ...], Any]] = {d: {} for d in inputs}
+    for name in profiles:
+        profile = REGISTRY[name]
+        featured: set[tuple[bytes, tuple[Token, ...]]] = set()
+        for pol in POLICIES:
+            walks = list(map(walker(profile, pol), inputs))
+            want = [tuple(decode_tokens(d, profile, pol)) for d in inputs]
+            if [r.tokens for r in walks] != want:
+                bad = next(d for d, r, t in zip(inputs, walks, want, strict=True) if r.tokens != t)
+                pytest.fail(f"{name} {pol}: tokens differ on {bad.hex(' ')}")
+            for d, r, toks in zip(inputs, walks, want, strict=True):
+                distinct[d].setdefault(toks, r)
+                if (d, toks) not in featured:
+                    featured.add((d, toks))
+                    assert r.features == py_features(profile, d, toks), (name, pol, d.hex(" "))
+    for d, by_tokens in distinct.items():
+        for toks, r in by_tokens.items():
+            o = Outcome.from_tokens(toks, len(d), data=d, check=False)
+            for v in VIEWS:
+                assert r.view(v) == o.view(v), (v, d.hex(" "), toks)
+            for v in TEXTS:
+                want_cps = o.view(v)
+                assert r.text(v) == (
+                    None if any(x > 0x10FFFF for x in want_cps) else "".join(map(chr, want_cps))
+                ), (v, d.hex(" "), toks)
+
+
+SHORT = [b""] + [bytes([a]) for a in range(256)] + [bytes([a, b]) for a in range(256)
+                                                      for b in range(256)]
+THREE = [bytes(t) for t in itertools.product(ALPHABET, repeat=3)]
+
+
+# -- the walker is the C one -------------------------------------------------------
+
+
+def test_the_extension_is_built_and_used() -> None:
+    # A silent fallback to Python would pass every equality test below: fail here.
+    assert walk.IMPORT_ERROR is None, walk.IMPORT_ERROR
+    for name, pol in PAIRS:
+        assert is_compiled(walker(REGISTRY[name], pol)), (name, pol)
+    assert type(Reference("unicode").walk(b"A")).__module__ == "utf8fuzz.profiles._walk"
+
+
+def test_pure_reference_env_gives_the_python_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UTF8FUZZ_PURE_REFERENCE", "1")
+    w = walker(REGISTRY["unicode"], "per-byte")
+    assert not is_compiled(w)
+    assert isinstance(w(b"\xff"), PyWalk)
+    assert isinstance(Reference("kuhn", "per-sequence").walk(b"\xff"), PyWalk)
+    monkeypatch.delenv("UTF8FUZZ_PURE_REFERENCE")
+    assert is_compiled(walker(REGISTRY["unicode"], "per-byte"))
+
+
+def test_walkers_are_compiled_once() -> None:
+    p = REGISTRY["corrected"]
+    assert walker(p, "per-sequence") is walker(p, "per-sequence")
+    assert walker(p, "per-sequence") is not walker(p, "per-byte")
+
+
+def test_unknown_policy() -> None:
+    with pytest.raises(ValueError, match="unknown policy"):
+        walker(REGISTRY["unicode"], "per-bite")
+
+
+# -- equality ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lead", [(0x00, 0x80), (0x80, 0xC0), (0xC0, 0xE0), (0xE0, 0x100)])
+def test_every_input_of_up_to_two_bytes(lead: tuple[int, int]) -> None:
+    check_inputs([d for d in SHORT if d[:1] and lead[0] <= d[0] < lead[1]]
+                 + ([b""] if lead[0] == 0 else []), list(REGISTRY))
+
+
+@pytest.mark.parametrize("part", range(3))
+def test_three_bytes_over_interesting_values(part: int) -> None:
+    check_inputs(THREE[part::3], list(REGISTRY))
+
+
+@pytest.mark.parametrize(("name", "policy"), PAIRS)
+def test_corpus(name: str, policy: str) -> None:
+    assert CORPUS, "corpus/seeds and corpus/inputs hold the regression inputs"
+    for f in CORPUS:
+        check(REGISTRY[name], policy, f.read_bytes())
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_hypothesis(name: str, data: st.DataObject) -> None:
+    blob = data.draw(st.one_of(strategies.inputs(name), st.binary(max_size=80)))
+    for pol in POLICIES:
+        check(REGISTRY[name], pol, blob)
+
+
+@pytest.mark.parametrize("name", ["cesu8", "mutf8"])
+def test_surrogate_pair_rows_take_their_value_function(name: str) -> None:
+    p = REGISTRY[name]
+    cps = [0x10000, 0x10001, 0x103FF, 0x10400, 0x1F600, 0xFFFFF, 0x100000, 0x10FFFF,
+           *range(0x10000, 0x110000, 4099)]
+    blob = p.encode(cps)
+    for pol in POLICIES:
+        assert walker(p, pol)(blob).view("ignore") == tuple(cps)
+        check(p, pol, blob)
+        for cut in range(1, 7):  # a pair cut short at the end, and lone halves
+            check(p, pol, blob[: 6 * 3 + cut])
+            check(p, pol, blob[6 : 6 + cut] + b"A" + blob[:3])
+
+
+def test_value_function_errors_propagate() -> None:
+    def boom(seq: bytes) -> int:
+        raise ZeroDivisionError(seq.hex())
+
+    base = REGISTRY["cesu8"]
+    rows = [r if r.value_fn is None else type(r)(r.ranges, value_fn=boom) for r in base.rows]
+    p = Profile("boom", "t", "t", rows, 0x10FFFF)
+    w = walker(p, "maximal-subpart")
+    assert is_compiled(w)
+    assert w(b"A\xed\xa0\x80").tokens[0] == Token("char", 0x41, 0, 1)
+    with pytest.raises(ZeroDivisionError, match="eda080edb080"):
+        w(b"A\xed\xa0\x80\xed\xb0\x80")
+
+
+# -- the interface -------------------------------------------------------------------
+
+
+def test_text_is_none_past_u10ffff_only() -> None:
+    r = walker(REGISTRY["rfc2279"])(bytes.fromhex("41 FD BF BF BF BF BF 80"))
+    assert r.view("replace") == (0x41, 0x7FFFFFFF, 0xFFFD)
+    assert r.text("replace") is r.text("ignore") is r.text("escape") is None
+    s = walker(REGISTRY["surrogatepass"])(bytes.fromhex("ED A0 80 80"))
+    assert s.text("replace") == "\ud800\ufffd" and s.text("escape") == "\ud800\udc80"
+
+
+def test_views_are_built_once() -> None:
+    r = walker(REGISTRY["unicode"])(b"a\xe2\x82\xac\xff\xe1\x80")
+    assert r.tokens is r.tokens and r.features is r.features
+    for v in VIEWS:
+        assert r.view(v) is r.view(v)
+    for v in TEXTS:
+        assert r.text(v) is r.text(v)
+    assert r.view("tokens") is r.tokens
+    assert r.view("reason") == "illegal" and r.view("strict") == (4, 5)
+
+
+def test_bad_names() -> None:
+    r = walker(REGISTRY["unicode"])(b"")
+    with pytest.raises(ValueError, match="unknown view"):
+        r.view("nope")
+    with pytest.raises(ValueError, match="only replace, ignore and escape"):
+        r.text("spans")
+    with pytest.raises(ValueError):
+        PyWalk(b"", REGISTRY["unicode"], "per-byte").text("tokens")
+
+
+def test_bytes_like_input() -> None:
+    w = walker(REGISTRY["unicode"])
+    assert w(bytearray(b"\xc3\xa9")).tokens == w(memoryview(b"\xc3\xa9")).tokens == (
+        Token("char", 0xE9, 0, 2),)
+
+
+def test_no_leak() -> None:
+    w = walker(REGISTRY["corrected"], "per-sequence")
+    blob = bytes.fromhex("41 E2 82 AC FE 80 F0 90 80 FF C0 80 EC BD A0 80 F8")
+
+    def run(k: int) -> None:
+        for _ in range(k):
+            r = w(blob)
+            r.tokens, r.features, r.outcome({})
+            for v in VIEWS:
+                r.view(v)
+            for v in TEXTS:
+                r.text(v)
+
+    run(200)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        run(5000)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 64 * 1024, grown  # a leak of one object per walk is 5000+ objects
+
+
+# -- coverage features -----------------------------------------------------------------
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.next = 0
+        self.hits: list[int] = []
+
+    def reserve(self) -> int:
+        self.next += 1
+        return self.next
+
+    def hit(self, i: int) -> None:
+        self.hits.append(i)
+
+
+def feed_keys(profile: Profile, data: bytes, tokens: tuple[Token, ...]) -> set[tuple[object, ...]]:
+    rec = Recorder()
+    cov = TableCoverage(rec.reserve, rec.hit, pool=4096)
+    cov.feed(profile, data, tokens)
+    return {k[1:] for k in cov.keys}
+
+
+@pytest.mark.parametrize(("name", "policy"), PAIRS)
+def test_features_are_the_keys_feed_bumps(name: str, policy: str) -> None:
+    p = REGISTRY[name]
+    w = walker(p, policy)
+    for data in [*(f.read_bytes() for f in CORPUS), *THREE[::37]]:
+        r = w(data)
+        assert {feature_key(i) for i in r.features} == feed_keys(p, data, r.tokens), data.hex()
+        assert list(r.features) == sorted(set(r.features))
+
+
+def test_feed_walk_bumps_the_counters_feed_does() -> None:
+    rec = Recorder()
+    cov = TableCoverage(rec.reserve, rec.hit, pool=4096)
+    for name in ("corrected", "cesu8"):
+        ref = Reference(name, "per-sequence")
+        for k, f in enumerate(CORPUS):
+            data = f.read_bytes()
+            r = ref.walk(data)
+            hit: list[set[int]] = []
+            # whichever of the two meets a key first, both bump the same counter
+            for how in (("walk", "feed") if k % 2 else ("feed", "walk")):
+                n = len(rec.hits)
+                if how == "walk":
+                    cov.feed_walk(name, r)
+                else:
+                    cov.feed(REGISTRY[name], data, r.tokens)
+                hit.append(set(rec.hits[n:]))
+            assert hit[0] == hit[1], data.hex()
+    assert len(cov.keys) > 100
+
+
+def test_feature_key_rejects_garbage() -> None:
+    with pytest.raises(ValueError):
+        feature_key(7 << 20)
