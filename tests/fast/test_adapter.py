@@ -67,3 +67,28 @@ def test_screens_give_replace_as_text_where_python_can_hold_it() -> None:
     data = bytes.fromhex("FD BF BF BF BF BF")
     assert CORRECTED.screen(data)["replace"] == REFS["corrected"].decode(data).view("replace")
     assert max(CORRECTED.screen(data)["replace"]) > 0x10FFFF
+
+
+@pytest.mark.parametrize("lie", ["strict", "reason", "ignore", "escape", "replace"])
+def test_any_view_that_contradicts_the_tokens_makes_the_outcome_partial(lie: str) -> None:
+    data = b"a\x80b"
+
+    class Lying(adapter.FastUnicode):
+        def _strict(self, data: bytes) -> tuple[tuple[int, int] | None, str | None]:
+            span, reason = super()._strict(data)
+            if lie == "strict":
+                return (1, 3), reason
+            return span, ("truncated" if lie == "reason" else reason)
+
+        def _decode(self, data: bytes, errors: str) -> tuple[int, ...]:
+            out = super()._decode(data, errors)
+            wrong = {"ignore": "ignore", "escape": "surrogateescape", "replace": "replace"}
+            return out[:-1] if wrong.get(lie) == errors else out
+
+    out = Lying(adapter.fast_module()).decode(data)
+    assert out.ok and "tokens" not in out.shows
+    honest = UNICODE.decode(data)
+    for v in ("strict", "reason", "spans", "replace", "ignore", "escape"):
+        if v != lie:
+            assert out.view(v) == honest.view(v)
+    assert out.view(lie) != honest.view(lie)

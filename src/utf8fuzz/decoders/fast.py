@@ -122,16 +122,17 @@ class _Fast(Decoder):
     def _strict(self, data: bytes) -> tuple[tuple[int, int] | None, str | None]:
         raise NotImplementedError
 
-    def _decode(self, data: bytes, errors: str) -> list[int]:
+    def _decode(self, data: bytes, errors: str) -> tuple[int, ...]:
         raise NotImplementedError
 
     def _spans(self, data: bytes) -> list[tuple[int, int]]:
         raise NotImplementedError
 
     lead_len: Callable[[int], int]
+    LEAD_LENGTHS: tuple[int, ...]  # lead_len of every byte value
 
-    def _kind(self, data: bytes, start: int) -> str:
-        return "error"
+    #: lead bytes whose error is a reserved unit (a token of kind "reserved")
+    RESERVED_LEADS: frozenset[int] = frozenset()
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
         try:
@@ -149,51 +150,74 @@ class _Fast(Decoder):
         views: dict[str, Any] = {
             "strict": strict,
             "reason": reason,
-            "spans": tuple(tuple(s) for s in self._spans(data)),
+            "spans": tuple(map(tuple, self._spans(data))),
             "replace": tuple(self._decode(data, "replace")),
             "ignore": tuple(self._decode(data, "ignore")),
             "escape": tuple(self._decode(data, "surrogateescape")),
         }
         prov = self.versions()
-        toks = self._tokens(data, views["spans"], views["replace"])
-        if toks is not None:
-            out = Outcome.from_tokens(toks, len(data), prov, data=data, check=False)
-            if all(out.view(v) == views[v] for v in views):
-                return out
+        made = self._tokens(data, views["spans"], views["replace"])
+        if made is not None:
+            toks, ignore, escape = made
+            # By construction the tokens' spans and replace views are the direct
+            # ones (each span is one non-char token, each character and U+FFFD of
+            # the replace output one token, in order); the other views are
+            # compared here, as Outcome.view derives them from tokens.
+            first = next((t for t in toks if t.kind != "char"), None)
+            derived = (None, None) if first is None else (
+                (first.start, first.end), first.reason if first.kind == "error" else "reserved")
+            if (derived == (strict, reason) and ignore == views["ignore"]
+                    and escape == views["escape"]):
+                return Outcome.from_tokens(toks, len(data), prov, data=data, check=False)
         return Outcome.partial(len(data), provenance=prov, **views)
 
     def _tokens(
         self, data: bytes, spans: Sequence[tuple[int, int]], chars: Sequence[int]
-    ) -> list[Token] | None:
-        n = len(data)
+    ) -> tuple[list[Token], tuple[int, ...], tuple[int, ...]] | None:
+        """Tokens from the spans and the replace output, with the ignore and escape
+        views they give; None when the two cannot be read together."""
+        n, nchars = len(data), len(chars)
+        lengths = self.LEAD_LENGTHS
+        reserved = self.RESERVED_LEADS
+        make = tuple.__new__  # Token._make without its Python-level call
         toks: list[Token] = []
+        ignore: list[int] = []
+        escape: list[int] = []
         pos = k = 0
         for a, b in [*spans, (n, n)]:
             while pos < a:
-                size = self.lead_len(data[pos])
-                if size == 0 or pos + size > a or k >= len(chars):
+                size = lengths[data[pos]]
+                if size == 0 or pos + size > a or k >= nchars:
                     return None
-                toks.append(Token("char", chars[k], pos, pos + size))
+                cp = chars[k]
+                toks.append(make(Token, ("char", cp, pos, pos + size, None)))
+                ignore.append(cp)
+                escape.append(cp)
                 k += 1
                 pos += size
             if pos != a or (a == n and b == n):
                 break
-            if k >= len(chars) or chars[k] != REPLACEMENT or b <= a:
+            if k >= nchars or chars[k] != REPLACEMENT or b <= a:
                 return None
             k += 1
-            kind = self._kind(data, a)
-            if kind == "reserved":
-                toks.append(Token("reserved", None, a, b))
+            if data[a] in reserved:
+                toks.append(make(Token, ("reserved", None, a, b, None)))
             else:
-                toks.append(Token("error", None, a, b, self._error_reason(data, a, b)))
+                # only an error that reaches the end can be truncated
+                why = "illegal" if b < n else self._error_reason(data, a, b)
+                toks.append(make(Token, ("error", None, a, b, why)))
+            if b == a + 1:
+                escape.append(0xDC00 + data[a])
+            else:
+                escape.extend([0xDC00 + x for x in data[a:b]])
             pos = b
-        if pos != n or k != len(chars):
+        if pos != n or k != nchars:
             return None
-        return toks
+        return toks, tuple(ignore), tuple(escape)
 
     def _error_reason(self, data: bytes, a: int, b: int) -> str:
-        if b < len(data):
-            return "illegal"  # only an error that reaches the end can be truncated
+        """The reason of the error at [a, b) that reaches the end of ``data``: what
+        the strict decoder says of the input from there on."""
         _, reason = self._strict(data[a:])
         return reason or "illegal"
 
@@ -202,6 +226,7 @@ class FastUnicode(_Fast):
     name = "fast:unicode"
     profile = "unicode"
     lead_len = staticmethod(_unicode_len)
+    LEAD_LENGTHS = tuple(map(_unicode_len, range(256)))
 
     def _strict(self, data: bytes) -> tuple[tuple[int, int] | None, str | None]:
         try:
@@ -221,8 +246,8 @@ class FastUnicode(_Fast):
             )
         return None, None
 
-    def _decode(self, data: bytes, errors: str) -> list[int]:
-        return list(map(ord, self._fast.decode(data, errors)))
+    def _decode(self, data: bytes, errors: str) -> tuple[int, ...]:
+        return tuple(map(ord, self._fast.decode(data, errors)))
 
     def _screen(self, data: bytes) -> dict[str, Any]:
         return {"replace": self._fast.decode(data, "replace"),
@@ -236,6 +261,7 @@ class FastCorrected(_Fast):
     name = "fast:corrected"
     profile = "corrected"
     lead_len = staticmethod(_corrected_len)
+    LEAD_LENGTHS = tuple(map(_corrected_len, range(256)))
 
     def _strict(self, data: bytes) -> tuple[tuple[int, int] | None, str | None]:
         try:
@@ -244,8 +270,8 @@ class FastCorrected(_Fast):
             return (e.start, e.end), _CORRECTED_REASONS.get(e.reason, "illegal")
         return None, None
 
-    def _decode(self, data: bytes, errors: str) -> list[int]:
-        return list(self._fast.decode_corrected(data, errors))
+    def _decode(self, data: bytes, errors: str) -> tuple[int, ...]:
+        return tuple(self._fast.decode_corrected(data, errors))
 
     def _screen(self, data: bytes) -> dict[str, Any]:
         replace = _text(self._fast.decode_corrected(data, "replace"))
@@ -255,9 +281,8 @@ class FastCorrected(_Fast):
     def _spans(self, data: bytes) -> list[tuple[int, int]]:
         return self._fast.corrected_error_spans(data)  # type: ignore[no-any-return]
 
-    def _kind(self, data: bytes, start: int) -> str:
-        # Corrected UTF-8: "sequences beginning with FE or FF" are reserved units.
-        return "reserved" if data[start] >= 0xFE else "error"
+    # Corrected UTF-8: "sequences beginning with FE or FF" are reserved units.
+    RESERVED_LEADS = frozenset({0xFE, 0xFF})
 
 
 def fast_module() -> Any:
