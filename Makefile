@@ -21,7 +21,7 @@ test: setup
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py $(wildcard src/utf8fuzz/fast/*.c src/utf8fuzz/fast/*.h src/utf8fuzz/decoders/*.c) scripts/system-deps.sh
+$(STAMP): pyproject.toml setup.py $(wildcard src/utf8fuzz/fast/*.c src/utf8fuzz/fast/*.h src/utf8fuzz/decoders/*.c src/utf8fuzz/profiles/*.c) scripts/system-deps.sh
 	bash scripts/system-deps.sh
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip "setuptools>=77" wheel  # asan-test builds with the venv's setuptools
@@ -32,7 +32,7 @@ lint: setup
 	$(PY) -m ruff check src tests fuzz
 
 clean:
-	rm -rf build $(VENV) src/*.egg-info src/utf8fuzz/fast/*.so
+	rm -rf build $(VENV) src/*.egg-info src/utf8fuzz/fast/*.so src/utf8fuzz/profiles/*.so
 
 # libFuzzer directly, on every core, one shared corpus (see fuzz/README.md).
 FUZZ_JOBS ?= $(shell nproc)
@@ -66,10 +66,11 @@ fuzz-seeds: setup
 ASAN := build/asan
 .PHONY: asan-test
 asan-test: setup
-	rm -rf $(ASAN) && mkdir -p $(ASAN) && cp -r src/utf8fuzz $(ASAN)/ && rm -f $(ASAN)/utf8fuzz/fast/*.so
+	rm -rf $(ASAN) && mkdir -p $(ASAN) && cp -r src/utf8fuzz $(ASAN)/ && find $(ASAN) -name '*.so' -delete
 	CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g" \
 	  LDFLAGS="-fsanitize=address,undefined" \
 	  $(PY) setup.py -q build_ext --build-temp $(ASAN)/tmp --build-lib $(ASAN)
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 UTF8FUZZ_EXPECT_SANITIZED=$(ASAN) \
 	  LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" PYTHONPATH=$(ASAN) \
-	  $(PY) -m pytest -q -p no:cacheprovider tests/fast tests/decoders/test_icu.py tests/decoders/test_iconv.py
+	  $(PY) -m pytest -q -p no:cacheprovider tests/fast tests/decoders/test_icu.py tests/decoders/test_iconv.py \
+	  tests/profiles/test_walk.py

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import os
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,14 @@ def test_the_extension_is_built_and_used() -> None:
     for name, pol in PAIRS:
         assert is_compiled(walker(REGISTRY[name], pol)), (name, pol)
     assert type(Reference("unicode").walk(b"A")).__module__ == "utf8fuzz.profiles._walk"
+
+
+@pytest.mark.skipif(not os.environ.get("UTF8FUZZ_EXPECT_SANITIZED"),
+                    reason="only under make asan-test")
+def test_the_sanitized_build_is_the_one_tested() -> None:
+    want = Path(os.environ["UTF8FUZZ_EXPECT_SANITIZED"]).resolve()
+    assert walk._walk is not None
+    assert want in Path(walk._walk.__file__).resolve().parents
 
 
 def test_pure_reference_env_gives_the_python_walk(monkeypatch: pytest.MonkeyPatch) -> None:

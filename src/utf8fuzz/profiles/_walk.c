@@ -587,9 +587,20 @@ static int coarse_of(const tok_t *t) {
     return 144 + (int)(n < 4 ? n : 4);
 }
 
-static int cmp_long(const void *a, const void *b) {
-    long x = *(const long *)a, y = *(const long *)b;
-    return (x > y) - (x < y);
+/* Adds id to the sorted, unique ids[0..*u): a token's keys mostly repeat earlier
+ * ones (a run of ASCII is one key over and over), so a binary search finds most,
+ * and the few new ones are inserted in place; no sort at the end. */
+static void add_id(long *ids, Py_ssize_t *u, long id) {
+    Py_ssize_t lo = 0, hi = *u;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (ids[mid] < id) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < *u && ids[lo] == id) return;
+    memmove(ids + lo + 1, ids + lo, sizeof(long) * (size_t)(*u - lo));
+    ids[lo] = id;
+    (*u)++;
 }
 
 static PyObject *make_features(Walk *r) {
@@ -597,7 +608,7 @@ static PyObject *make_features(Walk *r) {
     /* at most 2 + 3 blocks per token, plus the end */
     long *ids = PyMem_Malloc(sizeof(long) * (size_t)(5 * r->ntok + 1));
     if (!ids) return PyErr_NoMemory();
-    Py_ssize_t m = 0;
+    Py_ssize_t u = 0;
     int prev = COARSE_START;
     static const int blocks[3] = {16, 32, 64};
     for (Py_ssize_t k = 0; k < r->ntok; k++) {
@@ -612,19 +623,15 @@ static PyObject *make_features(Walk *r) {
                  | ((long)(t->reason == R_TRUNCATED) << 8) | d[t->start];
         else
             what = ((long)F_RESERVED << F_SHIFT) | (n < 4 ? n : 4);
-        ids[m++] = what;
-        ids[m++] = ((long)F_NEXT << F_SHIFT) | (prev << 8) | coarse;
+        add_id(ids, &u, what);
+        add_id(ids, &u, ((long)F_NEXT << F_SHIFT) | (prev << 8) | coarse);
         prev = coarse;
         if (n > 1 || t->kind != K_CHAR)
             for (int bi = 0; bi < 3; bi++)
                 if (t->start / blocks[bi] != (t->end - 1) / blocks[bi])
-                    ids[m++] = ((long)F_BLOCK << F_SHIFT) | (bi << 8) | coarse;
+                    add_id(ids, &u, ((long)F_BLOCK << F_SHIFT) | (bi << 8) | coarse);
     }
-    ids[m++] = ((long)F_NEXT << F_SHIFT) | (prev << 8) | COARSE_END;
-    qsort(ids, (size_t)m, sizeof(long), cmp_long);
-    Py_ssize_t u = 0;
-    for (Py_ssize_t k = 0; k < m; k++)
-        if (u == 0 || ids[u - 1] != ids[k]) ids[u++] = ids[k];
+    add_id(ids, &u, ((long)F_NEXT << F_SHIFT) | (prev << 8) | COARSE_END);
     PyObject *out = PyTuple_New(u);
     for (Py_ssize_t k = 0; out && k < u; k++) {
         PyObject *v = PyLong_FromLong(ids[k]);
