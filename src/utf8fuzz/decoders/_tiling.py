@@ -79,6 +79,49 @@ def tile(
     return out
 
 
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def tile_text(data: bytes, text: str, errors: Iterable[Event], *, offset: int = 0) -> list[Token]:
+    """:func:`tile` for a library that returns ``text`` (UTF-8, surrogates allowed),
+    a run of characters at a time: between two errors the text must re-encode to
+    exactly the bytes there, which one ``encode`` checks, and then each character's
+    span follows from its code point. On any disagreement :func:`tile` itself
+    names the byte (the same tokens or the same error, faster in the common case).
+    """
+    make = tuple.__new__  # Token._make without its Python-level call
+    out: list[Token] = []
+    append = out.append
+    pos, ci, n = offset, 0, len(data)
+    events = sorted(errors)
+    for start, end, reason in [*events, (n, n, None)]:
+        if start < pos or end > n or (reason is not None and end <= start):
+            return tile(data, tuple(map(ord, text)), events, offset=offset)
+        if pos < start:
+            seg = data[pos:start]
+            # one character per byte that is not a continuation byte, if it re-encodes
+            k = len(seg.translate(None, _CONTINUATION))
+            chars = text[ci : ci + k]
+            if len(chars) != k or chars.encode("utf-8", "surrogatepass") != seg:
+                return tile(data, tuple(map(ord, text)), events, offset=offset)
+            if k == len(seg):  # ASCII
+                out.extend([make(Token, ("char", b, p, p + 1, None))
+                            for p, b in enumerate(seg, pos)])
+            else:
+                for ch in chars:
+                    cp = ord(ch)
+                    size = 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
+                    append(make(Token, ("char", cp, pos, pos + size, None)))
+                    pos += size
+            pos, ci = start, ci + k
+        if reason is not None:
+            append(make(Token, ("error", None, start, end, reason)))
+            pos = end
+    if ci != len(text):
+        return tile(data, tuple(map(ord, text)), events, offset=offset)
+    return out
+
+
 def utf16_codepoints(units: bytes) -> list[int]:
     """UTF-16LE code units to code points: pairs combined, lone surrogates kept."""
     return [ord(c) for c in units.decode("utf-16-le", "surrogatepass")]

@@ -16,7 +16,7 @@ name                       profile        shows
 
 *Recording.* The error handler ``utf8fuzz.record`` appends each error's span and
 reason and returns nothing in its place, so the text holds only decoded
-characters; :func:`utf8fuzz.decoders._tiling.tile` then gives every character its
+characters; :func:`utf8fuzz.decoders._tiling.tile_text` then gives every character its
 span and checks the text re-encodes the bytes between errors. CPython's reason
 ``"unexpected end of data"`` is ``truncated``; every other reason is ``illegal``.
 
@@ -68,7 +68,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from utf8fuzz.decoders._tiling import Event, tile
+from utf8fuzz.decoders._tiling import Event, tile_text
 from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.outcome import Outcome, Reason, Token
 
@@ -77,8 +77,11 @@ PASS_HANDLER = "utf8fuzz.record-surrogatepass"
 BOM = codecs.BOM_UTF8
 
 
+_END_OF_DATA = "unexpected end of data"
+
+
 def reason_of(exc: UnicodeDecodeError) -> Reason:
-    return "truncated" if exc.reason == "unexpected end of data" else "illegal"
+    return "truncated" if exc.reason == _END_OF_DATA else "illegal"
 
 
 class _Recorder:
@@ -94,13 +97,21 @@ class _Recorder:
         self.events, self.raw, self.base = [], [], base
 
     def handle(self, exc: UnicodeError) -> tuple[str, int]:
+        # called for every error of every fuzz input: reason_of() inlined
         if not isinstance(exc, UnicodeDecodeError):
             raise exc
-        self.raw.append((exc.start, exc.end))
-        self.events.append((self.base + exc.start, self.base + exc.end, reason_of(exc)))
-        return "", exc.end
+        start, end, base = exc.start, exc.end, self.base
+        self.raw.append((start, end))
+        self.events.append((base + start, base + end,
+                            "truncated" if exc.reason == _END_OF_DATA else "illegal"))
+        return "", end
 
     def handle_pass(self, exc: UnicodeError) -> tuple[str | bytes, int]:
+        # surrogatepass passes only a surrogate, whose 3-byte form always begins
+        # with ED (U+D800..U+DFFF is 1110_1101 ...): anything else it would raise
+        # for, at the cost of an exception, so go straight to recording
+        if isinstance(exc, UnicodeDecodeError) and exc.object[exc.start] != 0xED:
+            return self.handle(exc)
         try:
             return _surrogatepass(exc)
         except UnicodeDecodeError:
@@ -124,6 +135,7 @@ def _plain_buffered() -> bool:
     cls = codecs.getincrementaldecoder("utf-8")
     return (issubclass(cls, codecs.BufferedIncrementalDecoder)
             and cls.decode is codecs.BufferedIncrementalDecoder.decode
+            and cls.getstate is codecs.BufferedIncrementalDecoder.getstate
             and cls.__dict__.get("_buffer_decode") is codecs.utf_8_decode)
 
 
@@ -223,7 +235,7 @@ class Recording(CPythonDecoder):
     def run(self, data: bytes) -> Outcome:
         _REC.reset()
         text = data.decode("utf-8", self.handler)
-        toks = tile(data, _cps(text), _REC.events)
+        toks = tile_text(data, text, _REC.events)
         return Outcome.from_tokens(toks, len(data), data=data)
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
@@ -285,13 +297,14 @@ class Incremental(Recording):
         parts: list[str] = []
         prev = 0
         for cut in [*self.splits(data), len(data)]:
-            held = len(dec.getstate()[0])
+            # getstate()[0], without a Python call per chunk when that is what it is
+            held = len(dec.buffer if _PLAIN_BUFFERED else dec.getstate()[0])
             # The codec decodes (held-back bytes + chunk): its offsets start there.
             _REC.base = prev - held
             parts.append(dec.decode(data[prev:cut], final=cut == len(data)))
             prev = cut
         self.last_raw = list(_REC.raw)
-        toks = tile(data, _cps("".join(parts)), _REC.events)
+        toks = tile_text(data, "".join(parts), _REC.events)
         return Outcome.from_tokens(toks, len(data), data=data)
 
     def _feed(self, data: bytes, errors: str) -> str:
@@ -367,7 +380,7 @@ class Utf8Sig(Recording):
         _REC.reset(base)
         text = codecs.decode(data, "utf-8-sig", HANDLER)
         self.last_raw = list(_REC.raw)
-        toks = tile(data, _cps(text), _REC.events, offset=base)
+        toks = tile_text(data, text, _REC.events, offset=base)
         if base:
             toks.insert(0, Token("char", 0xFEFF, 0, 3))
         prov = {**self.versions(), "signature": "stripped" if base else "none"}
