@@ -17,7 +17,8 @@ name                       profile        shows
 *Recording.* The error handler ``utf8fuzz.record`` appends each error's span and
 reason and returns nothing in its place, so the text holds only decoded
 characters; :func:`utf8fuzz.decoders._tiling.tile_text` then gives every character its
-span and checks the text re-encodes the bytes between errors. CPython's reason
+span and checks the text re-encodes the bytes between errors (so the tokens tile
+the input by construction, and the outcome does not check it again). CPython's reason
 ``"unexpected end of data"`` is ``truncated``; every other reason is ``illegal``.
 
 *When a strict decoder succeeds* there was nothing to replace, so its text is its
@@ -236,7 +237,7 @@ class Recording(CPythonDecoder):
         _REC.reset()
         text = data.decode("utf-8", self.handler)
         toks = tile_text(data, text, _REC.events)
-        return Outcome.from_tokens(toks, len(data), data=data)
+        return Outcome.from_tokens(toks, len(data), data=data, check=False)
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
         try:
@@ -305,7 +306,7 @@ class Incremental(Recording):
             prev = cut
         self.last_raw = list(_REC.raw)
         toks = tile_text(data, "".join(parts), _REC.events)
-        return Outcome.from_tokens(toks, len(data), data=data)
+        return Outcome.from_tokens(toks, len(data), data=data, check=False)
 
     def _feed(self, data: bytes, errors: str) -> str:
         """The same chunks into an incremental decoder with a built-in handler;
@@ -384,7 +385,7 @@ class Utf8Sig(Recording):
         if base:
             toks.insert(0, Token("char", 0xFEFF, 0, 3))
         prov = {**self.versions(), "signature": "stripped" if base else "none"}
-        return Outcome.from_tokens(toks, len(data), prov, data=data)
+        return Outcome.from_tokens(toks, len(data), prov, data=data, check=False)
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
         try:
