@@ -236,6 +236,12 @@ def test_bad_names() -> None:
         r.text("spans")
     with pytest.raises(ValueError):
         PyWalk(b"", REGISTRY["unicode"], "per-byte").text("tokens")
+    w = walker(REGISTRY["unicode"])
+    for args in [(), (b"", b"")]:
+        with pytest.raises(TypeError):
+            w(*args)
+    with pytest.raises(TypeError):
+        w("text")
 
 
 def test_bytes_like_input() -> None:
@@ -286,20 +292,20 @@ class Recorder:
         self.hits.append(i)
 
 
-def feed_keys(profile: Profile, data: bytes, tokens: tuple[Token, ...]) -> set[tuple[object, ...]]:
-    rec = Recorder()
-    cov = TableCoverage(rec.reserve, rec.hit, pool=4096)
-    cov.feed(profile, data, tokens)
-    return {k[1:] for k in cov.keys}
-
-
 @pytest.mark.parametrize(("name", "policy"), PAIRS)
 def test_features_are_the_keys_feed_bumps(name: str, policy: str) -> None:
     p = REGISTRY[name]
     w = walker(p, policy)
+    rec = Recorder()
+    cov = TableCoverage(rec.reserve, rec.hit)
     for data in [*(f.read_bytes() for f in CORPUS), *THREE[::37]]:
         r = w(data)
-        assert {feature_key(i) for i in r.features} == feed_keys(p, data, r.tokens), data.hex()
+        n = len(rec.hits)
+        cov.feed(p, data, r.tokens)
+        key_of = {c: k for k, c in cov._ids.items()}
+        assert len(key_of) == len(cov._ids)  # the pool is not exhausted: one key a counter
+        fed = {key_of[c][1:] for c in rec.hits[n:]}
+        assert {feature_key(i) for i in r.features} == fed, data.hex(" ")
         assert list(r.features) == sorted(set(r.features))
 
 

@@ -53,6 +53,7 @@ typedef struct {
     int64_t *offset;    /* per row */
     PyObject **value_fn; /* per row: the row's value function, or NULL (bits + offset) */
     int policy;
+    vectorcallfunc vectorcall;
 } Walker;
 
 /* A token as the walk records it. end is kept although tokens tile (end is the
@@ -81,6 +82,8 @@ typedef struct {
 
 static PyTypeObject WalkerType;
 static PyTypeObject WalkType;
+static PyObject *walker_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                   PyObject *kwnames);
 
 static void walker_dealloc(Walker *w) {
     PyMem_Free(w->trans);
@@ -140,6 +143,7 @@ static PyObject *walker_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     }
     Walker *w = (Walker *)type->tp_alloc(type, 0);
     if (!w) return NULL;
+    w->vectorcall = walker_vectorcall;
     w->policy = policy;
     w->max_length = max_length;
     PyObject *tr = NULL, *ac = NULL, *lv = NULL, *sg = NULL, *rw = NULL;
@@ -180,7 +184,7 @@ static PyObject *walker_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
             PyErr_SetString(PyExc_ValueError, "a trans row has 256 entries");
             goto fail;
         }
-        for (int b = 0; b < 256; b++) {
+        for (int b = 0; b < 256 && !err; b++) {
             int64_t t = as_int64(PySequence_Fast_GET_ITEM(rowt, b), &err);
             if (!err && (t < -1 || t >= ns)) {
                 PyErr_SetString(PyExc_ValueError, "a transition leaves the DFA");
@@ -189,6 +193,7 @@ static PyObject *walker_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
             w->trans[s * 256 + b] = (int32_t)t;
         }
         Py_DECREF(rowt);
+        if (err) goto fail;
         int64_t a = as_int64(PySequence_Fast_GET_ITEM(ac, s), &err);
         if (!err && (a < -1 || a >= w->nrows)) {
             PyErr_SetString(PyExc_ValueError, "accept names no row");
@@ -200,7 +205,7 @@ static PyObject *walker_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         w->live[s] = (uint8_t)(t > 0);
         if (err) goto fail;
     }
-    for (int b = 0; b < 256; b++) {
+    for (int b = 0; b < 256 && !err; b++) {
         w->single[b] = as_int64(PySequence_Fast_GET_ITEM(sg, b), &err);
         int32_t s = w->trans[w->start * 256 + b];
         w->single_row[b] = s >= 0 ? w->accept[s] : -1;
@@ -211,7 +216,7 @@ static PyObject *walker_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         PyObject *len_o, *off_o, *fn;
         if (!PyArg_ParseTuple(spec, "OOO:row", &len_o, &off_o, &fn)) goto fail;
         int64_t len = as_int64(len_o, &err);
-        w->offset[r] = as_int64(off_o, &err);
+        if (!err) w->offset[r] = as_int64(off_o, &err);
         if (err) goto fail;
         if (fn != Py_None) {
             Py_INCREF(fn);
@@ -351,13 +356,15 @@ static int walk_run(Walk *r, const Walker *w, const unsigned char *d, Py_ssize_t
     return 0;
 }
 
-static PyObject *walker_call(Walker *w, PyObject *args, PyObject *kwds) {
-    PyObject *arg;
-    if (kwds && PyDict_GET_SIZE(kwds)) {
-        PyErr_SetString(PyExc_TypeError, "a walker takes the input only");
+/* w(data): called once per reference per fuzz input, so by vectorcall. */
+static PyObject *walker_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                   PyObject *kwnames) {
+    Walker *w = (Walker *)self;
+    if (PyVectorcall_NARGS(nargsf) != 1 || (kwnames && PyTuple_GET_SIZE(kwnames))) {
+        PyErr_SetString(PyExc_TypeError, "a walker takes one argument, the input");
         return NULL;
     }
-    if (!PyArg_UnpackTuple(args, "walk", 1, 1, &arg)) return NULL;
+    PyObject *arg = args[0];
     PyObject *data;
     if (PyBytes_CheckExact(arg)) {
         Py_INCREF(arg);
@@ -389,8 +396,9 @@ static PyTypeObject WalkerType = {
     .tp_name = "utf8fuzz.profiles._walk.Walker",
     .tp_basicsize = sizeof(Walker),
     .tp_dealloc = (destructor)walker_dealloc,
-    .tp_call = (ternaryfunc)walker_call,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Walker, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_doc = "A profile's compiled table under one policy; call it on bytes for a Walk.",
     .tp_new = walker_new,
 };
