@@ -66,7 +66,7 @@ except ImportError as e:  # not built (a source checkout without build_ext)
 else:
     IMPORT_ERROR = None
 
-__all__ = ["PyWalk", "Walk", "feature_key", "py_features", "walker"]
+__all__ = ["PyWalk", "Walk", "feature_key", "is_compiled", "py_features", "walker"]
 
 TEXT_VIEWS = ("replace", "ignore", "escape")
 MAX_UNICODE = 0x10FFFF
@@ -236,7 +236,6 @@ def _py_walker(profile: Profile, policy: str) -> Callable[[bytes], PyWalk]:
     def walk(data: bytes) -> PyWalk:
         return PyWalk(data, profile, policy)
 
-    walk.pure = True  # type: ignore[attr-defined]
     return walk
 
 
