@@ -69,3 +69,11 @@ def test_full_outcome_after_a_screen_reuses_the_call_and_equals_a_fresh_one(name
         d.screen(data)
         got = d.decode(data)
         assert got.to_json() == fresh.decode(data).to_json() == d.decode(data).to_json()
+
+
+def test_a_buffer_changed_after_the_screen_is_decoded_afresh():
+    d = FOUND["mutf8"]
+    buf = bytearray(b"A\xc0\x80")
+    d.screen(buf)
+    buf[1:] = b"\x00"
+    assert d.decode(buf).view("strict") == (1, 2)

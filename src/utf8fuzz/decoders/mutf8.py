@@ -49,8 +49,9 @@ class Mutf8(Decoder):
             try:
                 last = (data, self.fn(data), None)
             except Exception as e:
-                last = (data, None, e)
-            self._last = last
+                last = (data, None, e.with_traceback(None))  # no frames kept alive
+            # bytes only: a mutable buffer could change under the kept result
+            self._last = last if type(data) is bytes else None
         if last[2] is not None:
             raise last[2].with_traceback(None)
         return last[1]  # type: ignore[return-value]

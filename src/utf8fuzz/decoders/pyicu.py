@@ -84,7 +84,8 @@ class PyIcu(Decoder):
             res: tuple[str | None, str | None] = (None, str(e))
         else:
             res = (str(u), None)
-        self._last = (data, *res)
+        # bytes only: a mutable buffer could change under the kept result
+        self._last = (data, *res) if type(data) is bytes else None
         return res
 
     def run(self, data: bytes) -> Outcome:
