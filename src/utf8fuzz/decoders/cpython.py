@@ -36,11 +36,11 @@ recording handler's tokens give (tests check it). ``cpython:incremental`` screen
 through an incremental decoder fed the same chunks; ``cpython:utf-8-sig`` through
 the ``utf-8-sig`` codec, a stripped BOM shown as U+FEFF; ``cpython:surrogatepass``
 by plain ``errors="surrogatepass"``: everything when it succeeds, else the span
-and reason of the first error it could not pass. Spans and tokens are compared only
-when the full outcome is built. Text views are screened as the ``str`` the codec
-returns (the differ compares it with the reference's text as a string); a screen
-that meets no error gives the text as every text view (there was nothing to
-replace).
+and reason of the first error it could not pass. Text views are screened as the
+``str`` the codec returns (the differ compares it with the reference's text as a
+string); a screen that meets no error gives the text as every text view and no
+spans (there was nothing to replace). Tokens, and the spans of input with errors,
+are compared only when the full outcome is built.
 
 *The incremental screen* is CPython's ``BufferedIncrementalDecoder.decode``
 written out: each call decodes the held-back bytes plus the new chunk with
