@@ -28,9 +28,10 @@ difference in the ignore view, not hidden.
 *Cost.* A raising ``UnicodeString`` call costs about ten accepting ones (measured
 here: ~7 against ~0.6 us), so the searches memoize PyICU's verdict on each piece
 (at most 4 bytes): whether strict mode accepts it, and whether replace mode makes
-it one U+FFFD. PyICU keeps no state between calls, so a verdict is a function of
-the piece alone, and the searches stay exactly as described, mostly as dict
-look-ups (a fuzz loop meets the same short pieces again and again).
+it one U+FFFD; and the searches' answer for each 4-byte window they look at. PyICU
+keeps no state between calls, so a verdict is a function of the piece alone, and
+the searches stay exactly as described, mostly as dict look-ups (a fuzz loop
+meets the same short pieces again and again).
 
 The screen (the fuzz loop's cheap tier) is one ``UnicodeString`` call: a mode's
 text as the ``str`` PyICU gives; in strict mode "no error" when PyICU accepts the
@@ -61,6 +62,9 @@ class PyIcu(Decoder):
         self.shows = frozenset({"strict"} if mode is None else {mode})
         self._accepted: dict[bytes, bool] = {}  # strict mode accepts the piece
         self._single: dict[bytes, bool] = {}  # replace mode makes it one U+FFFD
+        # per window data[k:k+4]: the search's answer there (one look-up a step)
+        self._steps: dict[bytes, int] = {}  # the shortest accepted piece, or 0
+        self._ends: dict[bytes, int] = {}  # the error's length if it starts here
         # the last input and what the library call gave for it: its text, or the
         # ValueError's message (strict) - the screen's call, reused by run()
         self._last: tuple[bytes, str | None, str | None] | None = None
@@ -137,24 +141,44 @@ class PyIcu(Decoder):
             memo[piece] = one
         return one
 
+    def _step(self, window: bytes) -> int:
+        """The length of the shortest prefix of ``window`` PyICU accepts, or 0."""
+        memo = self._steps
+        t = memo.get(window)
+        if t is None:
+            t = next((t for t in range(1, len(window) + 1) if self._accepts(window[:t])), 0)
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            memo[window] = t
+        return t
+
+    def _error_length(self, window: bytes) -> int:
+        """The longest prefix of ``window`` (2 to 4 bytes) that replace mode makes
+        one U+FFFD, else 1."""
+        memo = self._ends
+        size = memo.get(window)
+        if size is None:
+            size = 1
+            for t in range(2, len(window) + 1):
+                if self._one_replacement(window[:t]):
+                    size = t
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            memo[window] = size
+        return size
+
     def error_start(self, data: bytes) -> int:
         k, n = 0, len(data)
-        accepts = self._accepts
+        step = self._step
         while k < n:
-            for t in range(1, min(4, n - k) + 1):
-                if accepts(data[k : k + t]):
-                    k += t
-                    break
-            else:
+            t = step(data[k : k + 4])
+            if not t:
                 return k
+            k += t
         raise ValueError("PyICU rejected the input but accepts every sequence of it")
 
     def error_end(self, data: bytes, start: int) -> int:
-        end = start + 1
-        for t in range(2, min(4, len(data) - start) + 1):
-            if self._one_replacement(data[start : start + t]):
-                end = start + t
-        return end
+        return start + self._error_length(data[start : start + 4])
 
 
 def error_position(message: str) -> int:
