@@ -115,8 +115,11 @@ class _Recorder:
             return self.handle(exc)
         try:
             return _surrogatepass(exc)
-        except UnicodeDecodeError:
-            return self.handle(exc)
+        except UnicodeDecodeError as e:
+            # it raises exc itself: drop the traceback it got, whose frame holds exc
+            # (a cycle only the GC would free)
+            e.with_traceback(None)
+        return self.handle(exc)
 
 
 _surrogatepass = codecs.lookup_error("surrogatepass")
@@ -341,7 +344,9 @@ class Incremental(Recording):
         n = len(data)
         decode = codecs.utf_8_decode
         parts: list[str] = []
-        first: UnicodeDecodeError | None = None
+        # The first error as plain values: keeping the exception would keep its
+        # traceback, whose frame holds the exception - a cycle only the GC frees.
+        first: tuple[int, int, str | None] | None = None
         base = 0  # the first byte held back (not yet consumed)
         searching = True
         for cut in [*self.splits(data), n]:
@@ -353,13 +358,12 @@ class Incremental(Recording):
                 try:
                     decode(chunk, "strict", final)
                 except UnicodeDecodeError as e:
-                    e.start, e.end = base + e.start, base + e.end
-                    first, searching = e, False
+                    first, searching = (base + e.start, base + e.end, reason_of(e)), False
             base += used
         text = "".join(parts)
         if first is None:
             return _no_error(text)
-        return {"replace": text, "strict": (first.start, first.end), "reason": reason_of(first)}
+        return {"replace": text, "strict": first[:2], "reason": first[2]}
 
 
 class Utf8Sig(Recording):

@@ -32,6 +32,8 @@ from typing import Any
 from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.outcome import Outcome
 
+_Raised = tuple[type[Exception], tuple[Any, ...]]  # an exception's type and arguments
+
 
 class Mutf8(Decoder):
     profile = "mutf8"
@@ -39,7 +41,7 @@ class Mutf8(Decoder):
 
     def __init__(self, name: str, fn: Callable[[bytes], str], impl: str, version: str) -> None:
         self.name, self.fn, self.impl, self.version = name, fn, impl, version
-        self._last: tuple[bytes, str | None, Exception | None] | None = None
+        self._last: tuple[bytes, str | None, _Raised | None] | None = None
 
     def _call(self, data: bytes) -> str:
         """``fn(data)``, or what it raised, from the last call when ``data`` is the
@@ -49,11 +51,15 @@ class Mutf8(Decoder):
             try:
                 last = (data, self.fn(data), None)
             except Exception as e:
-                last = (data, None, e.with_traceback(None))  # no frames kept alive
+                # Kept as its type and arguments, raised afresh each time: a kept
+                # exception object would keep its traceback, whose frames hold this
+                # decoder, which holds the exception - a cycle only the GC frees.
+                last = (data, None, (type(e), e.args))
             # bytes only: a mutable buffer could change under the kept result
             self._last = last if type(data) is bytes else None
         if last[2] is not None:
-            raise last[2].with_traceback(None)
+            kind, args = last[2]
+            raise kind(*args)
         return last[1]  # type: ignore[return-value]
 
     def versions(self) -> dict[str, str]:

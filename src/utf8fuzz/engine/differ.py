@@ -60,8 +60,7 @@ still runs them, so a signature is always named from a full run.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from utf8fuzz.decoders.base import Decoder
@@ -87,8 +86,7 @@ class Difference(NamedTuple):
     detail: str
 
 
-@dataclass(frozen=True)
-class Divergence:
+class Divergence(NamedTuple):
     """Decoders that differ from one reference in one class and feature."""
 
     signature: Signature
@@ -354,21 +352,51 @@ def _screen(screen: Any, data: bytes) -> dict[str, Any] | None:
 Found = tuple[str, int, str, str]  # class, anchor token index, view, detail
 
 
+class _OutcomeWalk:
+    """A walk's interface over an outcome that shows every view."""
+
+    __slots__ = ("_cache", "outcome_", "tokens")
+
+    def __init__(self, outcome: Outcome) -> None:
+        self.outcome_ = outcome
+        self.tokens = outcome.tokens
+        self._cache: dict[str, Any] = {}
+
+    def view(self, name: str) -> Any:
+        v = self._cache.get(name, self)
+        if v is self:
+            v = self._cache[name] = self.outcome_.view(name)
+        return v
+
+    def text(self, name: str) -> str | None:
+        cps = self.view(name)
+        return "".join(map(chr, cps)) if all(c <= 0x10FFFF for c in cps) else None
+
+    def outcome(self, provenance: dict[str, str]) -> Outcome:
+        return self.outcome_
+
+
 class _Ref:
     """The reference's answer for one input: a walk (:mod:`utf8fuzz.profiles.walk`),
-    or any outcome that shows every view (an ICU-style expectation). Its views are
-    computed lazily, once; its tokens and outcome only when something asks."""
+    or any outcome that shows every view (an ICU-style expectation). ``view`` and
+    ``text`` are the walk's own (computed once, in C); tokens and the outcome are
+    only built when something asks."""
 
-    __slots__ = ("_cache", "_outcome", "_starts", "_toks", "data", "reference", "walk")
+    __slots__ = ("_outcome", "_starts", "_toks", "data", "reference", "text", "view", "walk")
 
     def __init__(self, data: bytes, walk: Any, reference: Reference) -> None:
         self.data = data
+        self._outcome: Outcome | None = None
+        if isinstance(walk, Outcome):
+            self._outcome = walk
+            walk = _OutcomeWalk(walk)
         self.walk = walk
         self.reference = reference
-        self._cache: dict[str, Any] = {}
+        self.view: Callable[[str], Any] = walk.view
+        #: A text view as a str (None when a value is beyond U+10FFFF).
+        self.text: Callable[[str], str | None] = walk.text
         self._starts: list[int] | None = None
         self._toks: tuple[Token, ...] | None = None
-        self._outcome: Outcome | None = walk if isinstance(walk, Outcome) else None
 
     @property
     def tokens(self) -> tuple[Token, ...]:
@@ -381,26 +409,6 @@ class _Ref:
         if self._outcome is None:
             self._outcome = self.walk.outcome(self.reference._provenance())
         return self._outcome
-
-    def view(self, name: str) -> Any:
-        v = self._cache.get(name, self)
-        if v is self:
-            v = self._cache[name] = self.walk.view(name)
-        return v
-
-    def text(self, name: str) -> str | None:
-        """A text view as a str (None when a value is beyond U+10FFFF)."""
-        key = "text:" + name
-        v = self._cache.get(key, self)
-        if v is self:
-            text = getattr(self.walk, "text", None)
-            if text is not None:
-                v = text(name)
-            else:
-                cps = self.view(name)
-                v = "".join(map(chr, cps)) if all(c <= 0x10FFFF for c in cps) else None
-            self._cache[key] = v
-        return v
 
     def token_at(self, offset: int) -> int:
         if self._starts is None:

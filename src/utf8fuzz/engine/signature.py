@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from utf8fuzz.outcome import Outcome, Token
 from utf8fuzz.profiles.table import Profile, structural_length
@@ -65,8 +65,10 @@ FEATURES: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True, order=True)
-class Signature:
+class Signature(NamedTuple):
+    """profile/class/feature/decoders (a NamedTuple: the fuzz loop names every
+    divergence of every input, known ones included)."""
+
     profile: str
     klass: str
     feature: str
