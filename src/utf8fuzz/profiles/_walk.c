@@ -429,6 +429,58 @@ static PyObject *pair(Py_ssize_t a, Py_ssize_t b) {
     return t;
 }
 
+static PyObject *new_token(PyTypeObject *tt, const tok_t *t) {
+    /* A NamedTuple instance is a tuple of its fields (no __dict__: checked by
+     * configure), so its own allocator and the tuple slots make one. */
+    PyObject *tok = tt->tp_alloc(tt, 5);
+    if (!tok) return NULL;
+    PyObject *kind, *value, *reason;
+    if (t->kind == K_CHAR) {
+        kind = S_CHAR;
+        value = PyLong_FromLongLong(t->value);
+        if (!value) {
+            Py_DECREF(tok);
+            return NULL;
+        }
+        reason = Py_None;
+    } else {
+        kind = t->kind == K_ERROR ? S_ERROR : S_RESERVED;
+        value = Py_None;
+        Py_INCREF(value);
+        reason = t->reason == R_TRUNCATED ? S_TRUNCATED
+               : t->reason == R_ILLEGAL ? S_ILLEGAL : Py_None;
+    }
+    Py_INCREF(kind);
+    Py_INCREF(reason);
+    PyTuple_SET_ITEM(tok, 0, kind);
+    PyTuple_SET_ITEM(tok, 1, value);
+    PyTuple_SET_ITEM(tok, 4, reason);
+    PyObject *s = PyLong_FromSsize_t(t->start), *e = s ? PyLong_FromSsize_t(t->end) : NULL;
+    if (!e) {
+        Py_XDECREF(s);
+        Py_DECREF(tok);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(tok, 2, s);
+    PyTuple_SET_ITEM(tok, 3, e);
+    return tok;
+}
+
+/* Tokens are immutable values, so the commonest ones are made once and shared:
+ * one-byte characters below U+0100 and one-byte errors, at offsets below 64 (the
+ * fuzz inputs' length). Building a fresh Token is most of what r.tokens costs. */
+#define SHARED_POS 64
+static PyObject *g_char_tok[SHARED_POS][256];
+static PyObject *g_err_tok[SHARED_POS][2];
+
+static void clear_shared(void) {
+    for (int p = 0; p < SHARED_POS; p++) {
+        for (int v = 0; v < 256; v++) Py_CLEAR(g_char_tok[p][v]);
+        Py_CLEAR(g_err_tok[p][0]);
+        Py_CLEAR(g_err_tok[p][1]);
+    }
+}
+
 static PyObject *make_tokens(Walk *r) {
     PyTypeObject *tt = g_token_type;
     if (!tt) {
@@ -439,36 +491,22 @@ static PyObject *make_tokens(Walk *r) {
     if (!out) return NULL;
     for (Py_ssize_t k = 0; k < r->ntok; k++) {
         const tok_t *t = &r->toks[k];
-        /* A NamedTuple instance is a tuple of its fields (no __dict__: checked by
-         * configure), so its own allocator and the tuple slots make one. */
-        PyObject *tok = tt->tp_alloc(tt, 5);
-        if (!tok) goto fail;
-        PyTuple_SET_ITEM(out, k, tok);
-        PyObject *kind, *value, *reason;
-        if (t->kind == K_CHAR) {
-            kind = S_CHAR;
-            value = PyLong_FromLongLong(t->value);
-            if (!value) goto fail;
-            reason = Py_None;
-        } else {
-            kind = t->kind == K_ERROR ? S_ERROR : S_RESERVED;
-            value = Py_None;
-            Py_INCREF(value);
-            reason = t->reason == R_TRUNCATED ? S_TRUNCATED
-                   : t->reason == R_ILLEGAL ? S_ILLEGAL : Py_None;
+        PyObject **slot = NULL;
+        if (t->start < SHARED_POS && t->end == t->start + 1) {
+            if (t->kind == K_CHAR && t->value >= 0 && t->value < 256)
+                slot = &g_char_tok[t->start][t->value];
+            else if (t->kind == K_ERROR)
+                slot = &g_err_tok[t->start][t->reason == R_TRUNCATED];
         }
-        Py_INCREF(kind);
-        Py_INCREF(reason);
-        PyTuple_SET_ITEM(tok, 0, kind);
-        PyTuple_SET_ITEM(tok, 1, value);
-        PyTuple_SET_ITEM(tok, 4, reason);
-        PyObject *s = PyLong_FromSsize_t(t->start), *e = s ? PyLong_FromSsize_t(t->end) : NULL;
-        if (!e) {
-            Py_XDECREF(s);
+        PyObject *tok;
+        if (slot) {
+            if (!*slot && !(*slot = new_token(tt, t))) goto fail;
+            tok = *slot;
+            Py_INCREF(tok);
+        } else if (!(tok = new_token(tt, t))) {
             goto fail;
         }
-        PyTuple_SET_ITEM(tok, 2, s);
-        PyTuple_SET_ITEM(tok, 3, e);
+        PyTuple_SET_ITEM(out, k, tok);
     }
     return out;
 fail:
@@ -785,6 +823,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "make_outcome must be callable");
         return NULL;
     }
+    if ((PyTypeObject *)tt != g_token_type) clear_shared(); /* they are the old class's */
     Py_INCREF(tt);
     Py_XSETREF(g_token_type, (PyTypeObject *)tt);
     Py_INCREF(mk);
