@@ -412,7 +412,7 @@ static void walk_dealloc(Walk *r) {
     PyObject_Free(r);
 }
 
-static PyObject *pair(Py_ssize_t a, Py_ssize_t b) {
+static PyObject *new_pair(Py_ssize_t a, Py_ssize_t b) {
     PyObject *x = PyLong_FromSsize_t(a), *y = x ? PyLong_FromSsize_t(b) : NULL;
     if (!y) {
         Py_XDECREF(x);
@@ -427,6 +427,20 @@ static PyObject *pair(Py_ssize_t a, Py_ssize_t b) {
     PyTuple_SET_ITEM(t, 0, x);
     PyTuple_SET_ITEM(t, 1, y);
     return t;
+}
+
+/* (start, end) of a one-byte error below offset 64, shared as the tokens are
+ * (make_tokens): most spans of a fuzz input are these. */
+static PyObject *g_byte_span[64];
+
+static PyObject *pair(Py_ssize_t a, Py_ssize_t b) {
+    if (a >= 0 && a < 64 && b == a + 1) {
+        PyObject **slot = &g_byte_span[a];
+        if (!*slot && !(*slot = new_pair(a, b))) return NULL;
+        Py_INCREF(*slot);
+        return *slot;
+    }
+    return new_pair(a, b);
 }
 
 static PyObject *new_token(PyTypeObject *tt, const tok_t *t) {
