@@ -101,7 +101,7 @@ def unmemoized_span(data: bytes) -> tuple[int, int]:
 def test_memoized_searches_give_the_unmemoized_span(data):
     d = pyicu.PyIcu(__import__("icu"), None)
     if _accepts(data):
-        assert d.screen(data) == {"strict": None}
+        assert d.screen(data)["strict"] is None
         return
     want = unmemoized_span(data)
     assert d.screen(data) == {"strict": want}

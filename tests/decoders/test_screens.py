@@ -30,8 +30,12 @@ def check_screen(d: Decoder, data: bytes) -> dict | None:
     assert seen, f"{d.name}: an empty screen (say None instead)"
     out = d.decode(data)
     assert out.ok, f"{d.name} screens {data.hex(' ')} but its full outcome is {out.status}"
+    if d.screen_complete:  # the screen is the whole outcome: no view left out
+        assert set(seen) == set(out.shows), (
+            f"{d.name} on {data.hex(' ') or '(empty)'} says its screen is complete, but "
+            f"screens {sorted(seen)} where its outcome shows {sorted(out.shows)}")
     for view, value in seen.items():
-        assert view in VIEWS and view in d.shows, f"{d.name} screens {view!r}, not shown"
+        assert view in VIEWS and view in out.shows, f"{d.name} screens {view!r}, not shown"
         if view in TEXT_VIEWS and type(value) is str:
             value = tuple(map(ord, value))  # a text view screened as the library's str
         assert value == out.view(view), (
@@ -110,16 +114,34 @@ def test_icu_screens_replace_through_its_own_substituting_callback():
     assert screen("icu:cesu8", "ED A0 BD ED B8 80")["replace"] == (0x1F600,)
 
 
-def test_iconv_screens_without_the_span_search():
+VALID_41_E9 = {"strict": None, "spans": (), "replace": (0x41, 0xE9), "ignore": (0x41, 0xE9),
+               "escape": (0x41, 0xE9)}
+
+
+def test_iconv_screens_its_whole_outcome():
     assert screen("iconv:utf32le", "41 E2 82") == {"strict": (1, 3), "reason": "truncated"}
-    assert screen("iconv:utf32le", "41 C3 A9") == {"strict": None, "reason": None}
-    # EILSEQ: where does it end? Either searched, or left to the full outcome
-    assert screen("iconv:utf32le", EXAMPLE.hex()) in (
-        None, {"strict": (1, 4), "reason": "illegal"})
+    # accepted: its text as well, as its full outcome shows it
+    assert screen("iconv:utf32le", "41 C3 A9") == {"reason": None, **VALID_41_E9}
+    # EILSEQ: the span searched in C
+    assert screen("iconv:utf32le", EXAMPLE.hex()) == {"strict": (1, 4), "reason": "illegal"}
+
+
+def test_strict_decoders_screen_their_text_on_valid_input():
+    for name in ("cpython:strict", "pyicu", "mutf8", "mutf8:py"):
+        extra = {"reason": None} if name == "cpython:strict" else {}
+        if name in BY_NAME:
+            assert screen(name, "41 C3 A9") == {**VALID_41_E9, **extra}, name
+
+
+def test_the_screens_that_say_they_are_complete():
+    complete = sorted(d.name for d in SCREENING if d.screen_complete)
+    expected = ["cpython:ignore", "cpython:replace", "cpython:strict", "cpython:surrogateescape",
+                "iconv:ucs4", "iconv:utf32le", "iconv:utf8", "iconv:wchar_t", "mutf8",
+                "mutf8:py", "pyicu", "pyicu:ignore", "pyicu:replace"]
+    assert complete == [n for n in expected if n in BY_NAME]
 
 
 def test_pyicu_strict_screens_the_searched_span():
-    assert screen("pyicu", "41 C3 A9") == {"strict": None}
     # the span comes from the (memoized) searches, not from PyICU's message
     assert screen("pyicu", EXAMPLE.hex()) == {"strict": (1, 4)}
     assert screen("pyicu", "EF 90 80 80") == {"strict": (3, 4)}

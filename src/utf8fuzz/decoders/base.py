@@ -61,6 +61,7 @@ class Decoder(ABC):
     shows: frozenset[str] = frozenset()
     incremental: bool = False
     batched: bool = False
+    screen_complete: bool = False
     own: bool = False
     spec: str | None = None
 
@@ -107,6 +108,12 @@ class Decoder(ABC):
         "cannot say cheaply here": the differ then calls :meth:`decode`. A screen
         must not hide a crash: if the cheap call raises, return None, so that the
         full path runs and turns the exception into a ``crash`` outcome.
+
+        ``screen_complete = True`` promises more: every screen that answers gives
+        *every* view of the full outcome on that input (a strict decoder's text too
+        when the input is valid), so decoding in full would show nothing the screen
+        did not; the tests hold each such adapter to it. The differ then never
+        decodes it in full just to sample (``full_every``), only on a mismatch.
         """
         return None
 

@@ -160,6 +160,7 @@ class CPythonDecoder(Decoder):
 class Strict(CPythonDecoder):
     name = "cpython:strict"
     shows = frozenset({"strict", "reason"})
+    screen_complete = True
 
     def run(self, data: bytes) -> Outcome:
         try:
@@ -170,12 +171,12 @@ class Strict(CPythonDecoder):
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
         try:
-            data.decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as e:
             return {"strict": (e.start, e.end), "reason": reason_of(e)}
         except Exception:
             return None
-        return {"strict": None, "reason": None}
+        return _no_error(text)
 
 
 def valid_outcome(length: int, cps: tuple[int, ...]) -> Outcome:
@@ -187,6 +188,8 @@ def valid_outcome(length: int, cps: tuple[int, ...]) -> Outcome:
 
 class Handler(CPythonDecoder):
     """One of CPython's built-in error handlers; shows the view it produces."""
+
+    screen_complete = True
 
     VIEW: ClassVar[dict[str, str]] = {
         "replace": "replace", "ignore": "ignore", "surrogateescape": "escape",

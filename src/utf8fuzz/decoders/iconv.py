@@ -90,6 +90,7 @@ def _check(err: int) -> str | None:
 
 class Iconv(Decoder):
     shows = frozenset({"strict", "reason"})
+    screen_complete = True
 
     def __init__(self, short: str, target: str) -> None:
         self.name, self.target = f"iconv:{short}", target
@@ -131,11 +132,16 @@ class Iconv(Decoder):
         if self._cd in (None, _FAIL):
             return None
         try:
-            p, e, end, _ = _native.iconv_run(self._cd, data, self._kind, True)
+            p, e, end, cps = _native.iconv_run(self._cd, data, self._kind, True)
         except Exception:
             return None
         if e == 0:
-            return {"strict": None, "reason": None}
+            if cps is None:  # UTF-8 output C could not read: the full path decides
+                return None
+            # accepted: what it wrote is every text view (a tuple: glibc writes
+            # values above U+10FFFF, which no str can hold)
+            return {"strict": None, "reason": None, "spans": (), "replace": cps,
+                    "ignore": cps, "escape": cps}
         if e == errno.EINVAL:
             return {"strict": (p, len(data)), "reason": "truncated"}
         if e == errno.EILSEQ:

@@ -38,6 +38,7 @@ _Raised = tuple[type[Exception], tuple[Any, ...]]  # an exception's type and arg
 class Mutf8(Decoder):
     profile = "mutf8"
     shows = frozenset({"strict"})
+    screen_complete = True
 
     def __init__(self, name: str, fn: Callable[[bytes], str], impl: str, version: str) -> None:
         self.name, self.fn, self.impl, self.version = name, fn, impl, version
@@ -79,12 +80,13 @@ class Mutf8(Decoder):
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
         try:
-            self._call(data)
+            text = self._call(data)
         except UnicodeDecodeError as e:
             return {"strict": (e.start, e.end)}
         except Exception:
             return None
-        return {"strict": None}
+        # accepted: its text is every text view
+        return {"strict": None, "spans": (), "replace": text, "ignore": text, "escape": text}
 
 
 def discover() -> list[Decoder | Unavailable]:

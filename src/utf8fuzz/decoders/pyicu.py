@@ -55,6 +55,8 @@ _MEMO_LIMIT = 1 << 17  # pieces per memo (at most 4 bytes each); cleared when fu
 
 
 class PyIcu(Decoder):
+    screen_complete = True
+
     def __init__(self, icu: object, mode: str | None) -> None:
         self.icu, self.mode = icu, mode
         self._new = icu.UnicodeString  # type: ignore[attr-defined]
@@ -110,8 +112,9 @@ class PyIcu(Decoder):
             text, _ = self._call(data)
             if self.mode is not None:
                 return {self.mode: text}
-            if text is not None:
-                return {"strict": None}
+            if text is not None:  # accepted: its text is every text view
+                return {"strict": None, "spans": (), "replace": text, "ignore": text,
+                        "escape": text}
             start = self.error_start(data)
             return {"strict": (start, self.error_end(data, start))}
         except Exception:

@@ -199,13 +199,26 @@ class Differ:
         }
         # The loop's plan: each decoder with its reference's key, its screen (or None)
         # and the views that screen is compared at - looked up once, not per input.
-        self._full_plan = tuple(
-            (d, (d.profile, d.policy), *(self._screens.get(d.name) or (None, frozenset())))
-            for d in self.decoders
-        )
         #: Out-of-process decoders left to :meth:`run_batch` (``batch=True``).
         self.batched = tuple(d for d in self.decoders if batch and d.batched)
-        self._plan = tuple(p for p in self._full_plan if p[0] not in self.batched)
+        Plan = tuple[tuple[Decoder, tuple[str, str], Any, frozenset[str]], ...]
+        no_screen = (None, frozenset[str]())
+        # run(full=True): every decoder (the batched ones too), no screens
+        self._full_plan: Plan = tuple(
+            (d, (d.profile, d.policy), *no_screen) for d in self.decoders)
+        mine = [d for d in self.decoders if d not in self.batched]
+        # full_every=1: every decoder this differ runs per input, in full
+        self._unscreened_plan: Plan = tuple(
+            (d, (d.profile, d.policy), *no_screen) for d in mine)
+        # a screened input
+        self._plan: Plan = tuple(
+            (d, (d.profile, d.policy), *(self._screens.get(d.name) or no_screen))
+            for d in mine)
+        # a sampled input (one in full_every): in full, except for decoders whose
+        # screen is their whole outcome (``screen_complete``)
+        self._sample_plan: Plan = tuple(
+            (d, key, *(sc if d.screen_complete else no_screen))
+            for d, key, *sc in self._plan)
         self._names = {k: r.name for k, r in self.references.items()}
         # one-shot siblings of incremental decoders, by (family, profile)
         self._oneshot: dict[tuple[str, str], list[str]] = {}
@@ -222,23 +235,30 @@ class Differ:
         """Compare every decoder on ``data``; ``full`` forces full outcomes (no
         screening) whatever ``full_every`` says, without advancing its counter, and
         runs the batched decoders too."""
-        plan = self._full_plan if full else self._plan
-        if not full and self.full_every > 1 and self._screens:
+        if full:
+            plan = self._full_plan
+        elif self.full_every > 1 and self._screens:
             full = self._count % self.full_every == 0
             self._count += 1
-            if not full:
+            if full:
+                plan = self._sample_plan
+            else:
+                plan = self._plan
                 self.screened += 1
         else:
-            full = True
+            plan, full = self._unscreened_plan, True
         refs = {key: _Ref(data, r.walk(data), r) for key, r in self.references.items()}
         outcomes: dict[str, Outcome] = {}
         screened: dict[str, tuple[dict[str, Any], Decoder]] = {}
         diffs: list[Difference] = []
         for d, key, screen, views in plan:
             ref = refs[key]
-            if screen is not None and not full:
-                seen = _screen(screen, data)
-                if seen is not None and ref.agrees(seen, views):
+            if screen is not None:
+                try:
+                    seen = screen(data)
+                except Exception:  # a plug-in's screen that raises: decode in full
+                    seen = None
+                if type(seen) is dict and ref.agrees(seen, views):
                     screened[d.name] = (seen, d)
                     continue
             out = outcomes[d.name] = d.decode(data)
@@ -337,14 +357,6 @@ class Differ:
                 tuple(members),
             ))
         return out
-
-
-def _screen(screen: Any, data: bytes) -> dict[str, Any] | None:
-    try:
-        seen = screen(data)
-    except Exception:  # a plug-in's screen that raises: decode in full (a crash there)
-        return None
-    return seen if isinstance(seen, dict) else None
 
 
 # -- comparing one outcome with the reference --------------------------------------
