@@ -25,6 +25,7 @@ from utf8fuzz.engine.coverage import TableCoverage
 from utf8fuzz.outcome import VIEWS, Outcome, Token
 from utf8fuzz.policies import POLICIES, decode_tokens
 from utf8fuzz.profiles import REGISTRY, walk
+from utf8fuzz.profiles._pairs import pair_value
 from utf8fuzz.profiles.table import Profile
 from utf8fuzz.profiles.walk import PyWalk, feature_key, is_compiled, py_features, walker
 
@@ -190,6 +191,18 @@ def test_surrogate_pair_rows_take_their_value_function(name: str) -> None:
         for cut in range(1, 7):  # a pair cut short at the end, and lone halves
             check(p, pol, blob[: 6 * 3 + cut])
             check(p, pol, blob[6 : 6 + cut] + b"A" + blob[:3])
+
+
+@pytest.mark.parametrize("name", ["cesu8", "mutf8"])
+def test_the_pair_value_in_c_is_pair_value_on_every_sequence_of_the_row(name: str) -> None:
+    p = REGISTRY[name]
+    (row,) = [r for r in p.rows if r.value_fn is pair_value]
+    assert walk._row_value(row) == "utf16-pair"  # so the C transcription is what runs
+    seqs = [bytes(t) for t in itertools.product(*(range(lo, hi + 1) for lo, hi in row.ranges))]
+    assert len(seqs) == 1 << 20
+    r = walker(p, "maximal-subpart")(b"".join(seqs))
+    assert r.view("spans") == ()
+    assert r.view("ignore") == tuple(map(pair_value, seqs))
 
 
 def test_value_function_errors_propagate() -> None:

@@ -52,6 +52,7 @@ typedef struct {
     Py_ssize_t nrows;
     int64_t *offset;    /* per row */
     PyObject **value_fn; /* per row: the row's value function, or NULL (bits + offset) */
+    uint8_t *utf16_pair; /* per row: valued as _pairs.pair_value, in C (see pair_value) */
     int policy;
     vectorcallfunc vectorcall;
 } Walker;
@@ -90,6 +91,7 @@ static void walker_dealloc(Walker *w) {
     PyMem_Free(w->accept);
     PyMem_Free(w->live);
     PyMem_Free(w->offset);
+    PyMem_Free(w->utf16_pair);
     if (w->value_fn) {
         for (Py_ssize_t r = 0; r < w->nrows; r++) Py_XDECREF(w->value_fn[r]);
         PyMem_Free(w->value_fn);
@@ -124,8 +126,10 @@ static int64_t as_int64(PyObject *x, int *err) {
 }
 
 /* Walker(trans, accept, live_after, single, start, reserved_leads, recognized_leads,
- *        max_length, rows, policy) where rows is a sequence of (length, offset,
- *        value_fn or None). walk.py extracts these from a Profile. */
+ *        max_length, rows, policy) where rows is a sequence of (length, offset, value):
+ *        value None for bit concatenation plus offset, "utf16-pair" for the row of
+ *        profiles/_pairs.py, or the row's value function. walk.py extracts these
+ *        from a Profile. */
 static PyObject *walker_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     PyObject *trans, *accept, *live, *single, *reserved, *recognized, *rows;
     int start, policy;
@@ -172,7 +176,8 @@ static PyObject *walker_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     w->live = PyMem_Calloc((size_t)ns, 1);
     w->offset = PyMem_Calloc((size_t)w->nrows + 1, sizeof(int64_t));
     w->value_fn = PyMem_Calloc((size_t)w->nrows + 1, sizeof(PyObject *));
-    if (!w->trans || !w->accept || !w->live || !w->offset || !w->value_fn) {
+    w->utf16_pair = PyMem_Calloc((size_t)w->nrows + 1, 1);
+    if (!w->trans || !w->accept || !w->live || !w->offset || !w->value_fn || !w->utf16_pair) {
         PyErr_NoMemory();
         goto fail;
     }
@@ -218,7 +223,17 @@ static PyObject *walker_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         int64_t len = as_int64(len_o, &err);
         if (!err) w->offset[r] = as_int64(off_o, &err);
         if (err) goto fail;
-        if (fn != Py_None) {
+        if (PyUnicode_Check(fn) && PyUnicode_CompareWithASCIIString(fn, "utf16-pair") == 0) {
+            if (len != 6) {
+                PyErr_SetString(PyExc_ValueError, "a utf16-pair row is 6 bytes");
+                goto fail;
+            }
+            w->utf16_pair[r] = 1;
+        } else if (fn != Py_None) {
+            if (!PyCallable_Check(fn)) {
+                PyErr_SetString(PyExc_TypeError, "a row's value is None, 'utf16-pair' or callable");
+                goto fail;
+            }
             Py_INCREF(fn);
             w->value_fn[r] = fn;
         } else if (len < 1 || len > MAX_BITS_ROW || w->offset[r] > INT64_MAX / 2 ||
@@ -242,6 +257,13 @@ static int64_t bits_value(const unsigned char *seq, Py_ssize_t n) {
     int64_t v = seq[0] & ((1 << (7 - n)) - 1);
     for (Py_ssize_t k = 1; k < n; k++) v = (v << 6) | (seq[k] & 0x3F);
     return v;
+}
+
+/* _pairs.pair_value: the supplementary code point a UTF-16 surrogate pair stands
+ * for (Unicode section 3.9, D91), from the two three-byte halves. */
+static int64_t pair_value(const unsigned char *seq) {
+    int64_t hi = bits_value(seq, 3), lo = bits_value(seq + 3, 3);
+    return 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
 }
 
 /* Profile.is_prefix: is seq a proper, non-empty prefix of a well-formed sequence? */
@@ -313,7 +335,9 @@ static int walk_run(Walk *r, const Walker *w, const unsigned char *d, Py_ssize_t
         }
         if (best >= 0) {
             PyObject *fn = w->value_fn[best_row];
-            if (fn) {
+            if (w->utf16_pair[best_row]) {
+                cp = pair_value(d + i);
+            } else if (fn) {
                 PyObject *seq = PyBytes_FromStringAndSize((const char *)d + i, best - i);
                 if (!seq) return -1;
                 PyObject *v = PyObject_CallOneArg(fn, seq);

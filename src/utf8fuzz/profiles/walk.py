@@ -15,14 +15,16 @@ So :func:`walker` hands the *same compiled table* - ``Profile.dfa``'s ``trans``,
 row's offset and value function - to a small C interpreter
 (``utf8fuzz.profiles._walk``) that performs ``decode_tokens`` statement for
 statement. Nothing about a profile is written twice: the C knows no row, lead
-byte or offset of any spec, only how to walk a table; a row whose value is not
-bit concatenation (CESU-8's and modified UTF-8's surrogate pairs,
-:mod:`utf8fuzz.profiles._pairs`) is valued by calling the row's own Python
-``value_fn``. ``decode_tokens`` stays the reference of record: it is the
-transcription a reader checks against the specs, and the C walk is held equal
-to it by ``tests/profiles/test_walk.py`` (every input of up to two bytes, three
-bytes over the interesting byte values, Hypothesis, and the whole corpus, for
-every profile and policy, comparing every attribute below).
+byte or offset of any spec, only how to walk a table. A row whose value is not
+bit concatenation is valued by calling the row's own Python ``value_fn``, except
+the surrogate-pair row of CESU-8 and modified UTF-8
+(:mod:`utf8fuzz.profiles._pairs`), whose three-line ``pair_value`` the C
+transcribes (the tests compare the two on all 2^20 sequences of the row).
+``decode_tokens`` stays the reference of record: it is the transcription a
+reader checks against the specs, and the C walk is held equal to it by
+``tests/profiles/test_walk.py`` (every input of up to two bytes, three bytes
+over the interesting byte values, Hypothesis, and the whole corpus, for every
+profile and policy, comparing every attribute below).
 
 A walk records compact arrays only; everything else is built on first use and
 kept, because a fuzz iteration asks for a few views of each reference and never
@@ -56,7 +58,8 @@ from typing import Any, Protocol
 
 from utf8fuzz.outcome import VIEWS, Outcome, Token
 from utf8fuzz.policies import POLICIES, decode_tokens
-from utf8fuzz.profiles.table import Profile
+from utf8fuzz.profiles._pairs import pair_value
+from utf8fuzz.profiles.table import Profile, Row
 
 try:
     from utf8fuzz.profiles import _walk
@@ -239,6 +242,17 @@ def _py_walker(profile: Profile, policy: str) -> Callable[[bytes], PyWalk]:
     return walk
 
 
+def _row_value(row: Row) -> object:
+    """How the C values a row: None (bits and offset, as ``Row.value``), the pair
+    row's value in C (held equal to ``pair_value`` on every sequence of the row by
+    the tests), or the row's own function, called from C."""
+    if row.value_fn is None:
+        return None
+    if row.value_fn is pair_value:
+        return "utf16-pair"
+    return row.value_fn
+
+
 def _c_walker(profile: Profile, policy: str) -> Callable[[bytes], Walk]:
     assert _walk is not None
     d = profile.dfa
@@ -246,7 +260,7 @@ def _c_walker(profile: Profile, policy: str) -> Callable[[bytes], Walk]:
         trans=d.trans, accept=d.accept, live_after=d.live_after, single=d.single,
         start=d.start, reserved_leads=profile.reserved_leads,
         recognized_leads=profile.recognized_leads, max_length=profile.max_length,
-        rows=[(r.length, r.offset, r.value_fn) for r in profile.rows],
+        rows=[(r.length, r.offset, _row_value(r)) for r in profile.rows],
         policy=POLICIES.index(policy),
     )
 
