@@ -3,12 +3,13 @@
 Every fuzz input is decoded by the references (one per profile and policy) before
 any decoder under test is judged, so the references' cost bounds the fuzzer's
 speed. :func:`utf8fuzz.policies.decode_tokens` walks a profile's compiled DFA in
-Python; on 64-byte inputs cut from the fuzz corpus it took 40-90 µs an input, and
+Python; on 64-byte inputs cut from the fuzz corpus it took 35-55 µs an input, and
 the walk with the views the differ asks for (``replace`` and ``ignore`` text,
-``strict``, ``spans``, ``reason``) about 100-130 µs, against 0.7 µs for CPython's
+``strict``, ``spans``, ``reason``) 70-125 µs, against about 1 µs for CPython's
 ``bytes.decode`` in the same run. Five references would take the whole of a
 200 µs budget (5,000 inputs a second) before any decoder under test ran. The C
-walk took 0.6-1.3 µs, and 2.5-5 µs with those views.
+walk took 0.6-1.0 µs, and 1.4-2.6 µs with those views (measured on one loaded
+core; the ratio to the Python walk and views, 35-60x, is the steadier figure).
 
 So :func:`walker` hands the *same compiled table* - ``Profile.dfa``'s ``trans``,
 ``accept``, ``live_after`` and ``single``, the reserved and recognized leads, each
