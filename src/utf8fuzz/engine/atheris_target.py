@@ -57,7 +57,9 @@ def select(specs: Sequence[str] | None, profiles: Sequence[str] | None) -> list:
 
 def instrument_references() -> None:
     """With ``UTF8FUZZ_INSTRUMENT=1``, instrument the reference decoders' bytecode
-    for coverage (as Atheris instruments Python), on top of the table coverage."""
+    for coverage (as Atheris instruments Python), on top of the table coverage.
+    The references then walk in Python (``UTF8FUZZ_PURE_REFERENCE=1``, set by
+    :func:`main` before they are made): the C walk has no bytecode to instrument."""
     if os.environ.get("UTF8FUZZ_INSTRUMENT") != "1":
         return
     import atheris
@@ -78,6 +80,8 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     from utf8fuzz.engine.finder import Finder
     from utf8fuzz.engine.mutator import make_custom_mutator
 
+    if os.environ.get("UTF8FUZZ_INSTRUMENT") == "1":
+        os.environ["UTF8FUZZ_PURE_REFERENCE"] = "1"
     specs = json.loads(os.environ["UTF8FUZZ_DECODERS"]) if os.environ.get(
         "UTF8FUZZ_DECODERS") else None
     profiles = [profile] if profile else (

@@ -220,6 +220,7 @@ class Differ:
             (d, key, *(sc if d.screen_complete else no_screen))
             for d, key, *sc in self._plan)
         self._names = {k: r.name for k, r in self.references.items()}
+        self._policy = {d.name: d.policy for d in self.decoders}
         # one-shot siblings of incremental decoders, by (family, profile)
         self._oneshot: dict[tuple[str, str], list[str]] = {}
         for d in self.decoders:
@@ -258,9 +259,17 @@ class Differ:
                     seen = screen(data)
                 except Exception:  # a plug-in's screen that raises: decode in full
                     seen = None
-                if type(seen) is dict and ref.agrees(seen, views):
-                    screened[d.name] = (seen, d)
-                    continue
+                if type(seen) is dict:
+                    if ref.agrees(seen, views):
+                        screened[d.name] = (seen, d)
+                        continue
+                    if d.screen_complete:  # the screen is its whole outcome: judge that
+                        out = outcomes[d.name] = Outcome(
+                            len(data), views=seen, provenance=d._provenance())
+                        diff = self._judge(d, ref, out)
+                        if diff is not None:
+                            diffs.append(diff)
+                        continue
             out = outcomes[d.name] = d.decode(data)
             diff = self._judge(d, ref, out)
             if diff is not None:
@@ -343,7 +352,7 @@ class Differ:
 
     def _group(self, diffs: list[Difference]) -> list[Divergence]:
         groups: dict[tuple[str, str, str, str], list[Difference]] = {}
-        policy = {d.name: d.policy for d in self.decoders}
+        policy = self._policy
         for x in diffs:
             key = (x.profile, policy[x.decoder], x.klass, x.feature)
             groups.setdefault(key, []).append(x)

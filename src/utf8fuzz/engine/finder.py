@@ -42,6 +42,7 @@ from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.engine.differ import Differ, Result
 from utf8fuzz.engine.minimize import minimize
+from utf8fuzz.engine.signature import Signature
 
 #: Screen, and decode every decoder in full on one input in this many.
 FULL_EVERY = 8
@@ -117,6 +118,7 @@ class Finder:
         self.divergent_inputs = 0
         self._pending: list[bytes] = []
         self._since = 0.0
+        self._seen: set[Signature] = set()  # signatures met, all of them in known
 
     def consider(self, data: bytes) -> Result:
         res = self.differ.run(data)
@@ -141,12 +143,16 @@ class Finder:
 
     def _learn(self, data: bytes, res: Result) -> None:
         """Record each signature of ``res`` not known yet, from a full run."""
+        seen = self._seen
+        if all(d.signature in seen for d in res.divergences):
+            return  # the common case: known divergences, by one hash each
         if not res.full and any(d.signature.id not in self.known for d in res.divergences):
             res = self.differ.run(data, full=True)
         for div in res.divergences:
             if div.signature.id not in self.known:
                 self.known.add(div.signature.id)
                 self._record(data, str(div.signature))
+            seen.add(div.signature)
 
     def _record(self, data: bytes, sig: str) -> None:
         m = minimize(data, lambda b: sig in self.differ.signatures(b),
