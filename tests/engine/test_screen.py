@@ -233,3 +233,32 @@ def test_cli_full_every_usage_errors(capsys, monkeypatch, tmp_path):
                  "cpython:strict", "--corpus", str(tmp_path), "--no-report"]) == 2
     err = capsys.readouterr().err
     assert "--full-every must be at least 1" in err and FULL_EVERY_ENV in err
+
+
+class CompleteC080(ScreenedC080):
+    """The same bug, with a screen that is its whole outcome (``screen_complete``)."""
+
+    screen_complete = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = "planted:complete-c080"
+        self.decodes = 0
+
+    def run(self, data: bytes) -> Outcome:
+        self.decodes += 1
+        return super().run(data)
+
+
+def test_a_complete_screen_is_judged_as_it_is_and_never_sampled_in_full():
+    full = Differ([CompleteC080()]).run(b"A\xc0\x80")
+    d = CompleteC080()
+    differ = Differ([d], full_every=2)
+    first = differ.run(b"A\xc0\x80")  # a sampled input: the screen still answers
+    second = differ.run(b"A\xc0\x80")  # a screened input, the screen disagreeing
+    assert d.decodes == 0
+    assert first.full and not second.full
+    assert first.divergences == second.divergences == full.divergences
+    assert second.outcomes[d.name].view("replace") == full.outcomes[d.name].view("replace")
+    differ.run(b"A\xc0\x80", full=True)  # forced: a full decode, as the minimizer needs
+    assert d.decodes == 1
