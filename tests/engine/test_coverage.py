@@ -1,8 +1,13 @@
 """Table coverage: what libFuzzer is told the references met."""
 
+from pathlib import Path
+
+import pytest
+
 import utf8fuzz
 from utf8fuzz.engine.coverage import TableCoverage
 from utf8fuzz.profiles import get_profile
+from utf8fuzz.profiles.walk import PyWalk, Walk, feature_key, walker
 
 
 class Recorder:
@@ -66,3 +71,59 @@ def test_pool_is_reserved_up_front_and_keys_map_to_stable_counters():
     first = list(rec.hits)
     cov.feed(p, data, utf8fuzz.decode(data).tokens)
     assert rec.hits[len(first):] == first
+
+
+# -- feed_walk: the walk's cover does the loop over the feature ids ---------------------
+
+CORPUS = sorted(f for d in ("corpus/seeds", "corpus/inputs")
+                for f in (Path(__file__).resolve().parents[2] / d).glob("*") if f.is_file())
+FUZZ_PROFILES = ("unicode", "corrected", "surrogatepass", "cesu8", "mutf8")
+
+
+def loop_feed_walk(cov: TableCoverage, name: str, walk: Walk) -> None:
+    """feed_walk as one Python loop over the ids: the definition cover must keep."""
+    counters = cov._features.setdefault(name, {})
+    for f in walk.features:
+        c = counters.get(f)
+        if c is None:
+            c = counters[f] = cov._counter((name, *feature_key(f)))
+        cov._hit(c)
+
+
+def test_feed_walk_is_the_loop_over_feature_ids():
+    inputs = [f.read_bytes()[:64] for f in CORPUS] + [bytes(range(0x80, 0x100))[:64]]
+    assert len(inputs) > 20
+    runs = {}
+    for how in ("loop", "c", "python"):
+        rec = Recorder()
+        cov = TableCoverage(rec.reserve, rec.hit, pool=4096)
+        per_input = []
+        for data in inputs:
+            for name in FUZZ_PROFILES:
+                p = get_profile(name)
+                n = len(rec.hits)
+                if how == "loop":
+                    loop_feed_walk(cov, name, walker(p)(data))
+                else:
+                    w = walker(p)(data) if how == "c" else PyWalk(data, p, "maximal-subpart")
+                    cov.feed_walk(name, w)
+                per_input.append(sorted(rec.hits[n:]))
+        # the same key given the same counter, in the same order; the same bumps
+        runs[how] = (list(cov._ids.items()), per_input)
+    assert type(walker(get_profile("unicode"))(b"")).__module__ == "utf8fuzz.profiles._walk"
+    assert runs["loop"] == runs["c"] == runs["python"]
+    assert len(runs["c"][0]) > 200
+    assert all(len(h) == len(set(h)) for h in runs["c"][1])  # one bump per key an input
+
+
+def test_feed_walk_propagates_what_hit_raises():
+    def hit(c: int) -> None:
+        raise OSError(c)
+
+    cov = TableCoverage(Recorder().reserve, hit, pool=64)
+    p = get_profile("unicode")
+    for make in (walker(p), lambda d: PyWalk(d, p, "maximal-subpart")):
+        with pytest.raises(OSError):  # a new key: hit from Python
+            cov.feed_walk("unicode", make(b"A\xff"))
+        with pytest.raises(OSError):  # its first key now known: hit from the cover
+            cov.feed_walk("unicode", make(b"A\xff"))

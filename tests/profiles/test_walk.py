@@ -8,6 +8,7 @@ the byte values where tables change, Hypothesis inputs, and the whole corpus.
 
 from __future__ import annotations
 
+import bisect
 import gc
 import itertools
 import os
@@ -62,10 +63,41 @@ def check(profile: Profile, policy: str, data: bytes) -> None:
         assert c.text(v) == p.text(v), (v, data.hex(" "))
     assert c.features == p.features, data.hex(" ")
     assert c.data == data
+    check_classification(c, p.tokens, data)
+    check_cover(c, p)
     prov = {"utf8fuzz": "test"}
     co, po = c.outcome(prov), p.outcome(prov)
     assert co == po and co.provenance == prov and co.data == data
     assert co == Outcome.from_tokens(decode_tokens(data, profile, policy), len(data), data=data)
+
+
+def token_index_by_bisect(tokens: tuple[Token, ...], offset: int) -> int:
+    """The differ's token_at, the definition token_index is held to."""
+    return max(0, bisect.bisect_right([t.start for t in tokens], offset) - 1)
+
+
+def check_classification(r: Any, tokens: tuple[Token, ...], data: bytes) -> None:
+    """first_error and token_index against their Python definitions, on every
+    offset of the input, either side of it, and past any int64."""
+    assert r.first_error == next(
+        (k for k, t in enumerate(tokens) if t.kind != "char"), -1), data.hex(" ")
+    for off in [*range(-2, len(data) + 3), -(1 << 70), 1 << 70, 1 << 63, -(1 << 63) - 1]:
+        assert r.token_index(off) == token_index_by_bisect(tokens, off), (off, data.hex(" "))
+
+
+def check_cover(c: Any, p: PyWalk) -> None:
+    """The C cover against PyWalk.cover: with no counters known, every other one
+    known, and all known (plus ids of no feature), the same counters are hit in
+    the same order and the same ids come back."""
+    feats = p.features
+    for known in (set(), set(feats[::2]), set(feats)):
+        counters = {f: 1000 + i for i, f in enumerate(feats) if f in known}
+        counters[(9 << 20) | 5] = 7  # not a feature id: never hit
+        got: list[list[int]] = [[], []]
+        missing = [c.cover(dict(counters), got[0].append), p.cover(dict(counters), got[1].append)]
+        assert got[0] == got[1] == [counters[f] for f in feats if f in known]
+        want = [f for f in feats if f not in known] or None
+        assert missing[0] == missing[1] == want
 
 
 def check_inputs(inputs: list[bytes], profiles: list[str]) -> None:
@@ -75,7 +107,8 @@ def check_inputs(inputs: list[bytes], profiles: list[str]) -> None:
     A walk's views and texts are a function of its tokens and the input alone
     (the C builds both from the same arrays), so they are compared once per
     distinct token tuple of an input, whichever profiles and policies produced
-    it; features also depend on the profile's rows, so once per profile.
+    it (first_error and token_index too); features also depend on the profile's
+    rows, so once per profile.
     """
     distinct: dict[bytes, dict[tuple[Token, ...], Any]] = {d: {} for d in inputs}
     for name in profiles:
@@ -94,6 +127,7 @@ def check_inputs(inputs: list[bytes], profiles: list[str]) -> None:
                     assert r.features == py_features(profile, d, toks), (name, pol, d.hex(" "))
     for d, by_tokens in distinct.items():
         for toks, r in by_tokens.items():
+            check_classification(r, toks, d)
             o = Outcome.from_tokens(toks, len(d), data=d, check=False)
             for v in VIEWS:
                 assert r.view(v) == o.view(v), (v, d.hex(" "), toks)
@@ -346,3 +380,66 @@ def test_feed_walk_bumps_the_counters_feed_does() -> None:
 def test_feature_key_rejects_garbage() -> None:
     with pytest.raises(ValueError):
         feature_key(7 << 20)
+
+
+# -- cover, first_error, token_index: the fuzz loop's ---------------------------------
+
+
+def both_walks(data: bytes, name: str = "unicode") -> list[Any]:
+    return [walker(REGISTRY[name])(data), PyWalk(data, REGISTRY[name], "maximal-subpart")]
+
+
+def test_cover_propagates_what_hit_raises() -> None:
+    calls: list[int] = []
+
+    def hit(c: int) -> None:
+        calls.append(c)
+        if len(calls) == 2:
+            raise KeyError("from hit")
+
+    for r in both_walks(b"A\xe2\x82\xac\xff\xc3"):
+        calls.clear()
+        counters = {f: k for k, f in enumerate(r.features)}
+        with pytest.raises(KeyError, match="from hit"):
+            r.cover(counters, hit)
+        assert calls == [0, 1]  # stopped at the raise
+
+
+def test_cover_survives_hit_emptying_the_counters() -> None:
+    # hit may run any code; the C holds each counter while it calls hit
+    for r in both_walks(b"A\xe2\x82\xac\xff"):
+        counters = {f: 10**30 + k for k, f in enumerate(r.features)}  # not cached ints
+        seen: list[int] = []
+
+        def hit(c: int, counters: dict[int, int] = counters, seen: list[int] = seen) -> None:
+            seen.append(c)
+            counters.clear()
+
+        assert r.cover(counters, hit) == list(r.features[1:])
+        assert seen == [10**30]
+
+
+def test_cover_argument_errors() -> None:
+    for r in both_walks(b"A"):
+        with pytest.raises(TypeError):
+            r.cover([], print)
+    c = walker(REGISTRY["unicode"])(b"A")
+    with pytest.raises(TypeError):
+        c.cover({})
+    with pytest.raises(TypeError):  # a counter found, and hit not callable
+        c.cover({f: 1 for f in c.features}, None)
+
+
+def test_first_error_and_token_index_on_the_edges() -> None:
+    for r in both_walks(b""):
+        assert r.first_error == -1
+        assert [r.token_index(o) for o in (-1, 0, 5)] == [0, 0, 0]
+    for r in both_walks(b"\xe2\x82\xacA\xffB"):
+        assert r.first_error == 2
+        assert [r.token_index(o) for o in range(-1, 8)] == [0, 0, 0, 0, 1, 2, 3, 3, 3]
+        assert r.token_index(True) == 0
+        with pytest.raises(TypeError):
+            r.token_index(1.0)
+    c = walker(REGISTRY["unicode"])(b"A")
+    with pytest.raises(AttributeError):
+        c.first_error = 3

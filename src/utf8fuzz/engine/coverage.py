@@ -105,16 +105,22 @@ class TableCoverage:
 
     def feed_walk(self, profile_name: str, walk: Walk) -> None:
         """What :meth:`feed` does with a reference's tokens, from its walk's feature
-        ids: the same counters, each key bumped once."""
+        ids: the same counters, each key bumped once.
+
+        ``walk.cover`` bumps the counters of the ids already known (in C for the
+        C walk: this is five references' worth of look-ups an input) and hands
+        back the others, which get their counters here, in id order as before.
+        Only the order of the bumps differs from one loop over the ids (known
+        keys first), and libFuzzer reads counters, not the order they were bumped."""
         counters = self._features.get(profile_name)
         if counters is None:
             counters = self._features[profile_name] = {}
-        hit = self._hit
-        for f in walk.features:
-            c = counters.get(f)
-            if c is None:
+        missing = walk.cover(counters, self._hit)
+        if missing:
+            hit = self._hit
+            for f in missing:
                 c = counters[f] = self._counter((profile_name, *feature_key(f)))
-            hit(c)
+                hit(c)
 
     @property
     def keys(self) -> list[tuple[object, ...]]:

@@ -13,7 +13,9 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -809,6 +811,73 @@ static PyObject *walk_outcome(Walk *r, PyObject *provenance) {
     return out;
 }
 
+/* ---- for the fuzz loop: coverage and classification without Token objects ---- */
+
+/* cover(counters, hit): TableCoverage.feed_walk's loop over the feature ids. Each
+ * id found in counters (a dict, feature id -> counter) has hit(counter) called
+ * on it, here rather than in a Python loop (about 90 iterations an input over
+ * the five references). The ids not found are returned, in order, for the
+ * caller to give counters to (that needs feature_key and the pool, which are
+ * Python's); None when there are none, the common case once the run is warm. */
+static PyObject *walk_cover(Walk *r, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "cover(counters, hit) takes two arguments");
+        return NULL;
+    }
+    PyObject *counters = args[0], *hit = args[1];
+    if (!PyDict_Check(counters)) {
+        PyErr_SetString(PyExc_TypeError, "cover: counters must be a dict");
+        return NULL;
+    }
+    PyObject *feats = cached(r, C_FEATURES);
+    if (!feats) return NULL;
+    PyObject *missing = NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(feats);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *id = PyTuple_GET_ITEM(feats, k);
+        PyObject *c = PyDict_GetItemWithError(counters, id); /* borrowed */
+        if (c) {
+            /* hit may run any code, the dict's mutation included: hold c. */
+            Py_INCREF(c);
+            PyObject *res = PyObject_Vectorcall(hit, &c, 1, NULL);
+            Py_DECREF(c);
+            if (!res) goto fail;
+            Py_DECREF(res);
+        } else if (PyErr_Occurred()) {
+            goto fail;
+        } else if ((!missing && !(missing = PyList_New(0))) || PyList_Append(missing, id) < 0) {
+            goto fail;
+        }
+    }
+    Py_DECREF(feats);
+    if (missing) return missing;
+    Py_RETURN_NONE;
+fail:
+    Py_DECREF(feats);
+    Py_XDECREF(missing);
+    return NULL;
+}
+
+/* token_index(offset): max(0, bisect_right([t.start for t in tokens], offset) - 1),
+ * the token holding a byte offset (the last one past the end; 0 when there are
+ * none), by binary search on the starts. */
+static PyObject *walk_token_index(Walk *r, PyObject *arg) {
+    PyObject *o = PyNumber_Index(arg);
+    if (!o) return NULL;
+    int overflow = 0;
+    long long off = PyLong_AsLongLongAndOverflow(o, &overflow);
+    Py_DECREF(o);
+    if (off == -1 && PyErr_Occurred()) return NULL;
+    if (overflow) off = overflow > 0 ? LLONG_MAX : LLONG_MIN; /* past every start, or before */
+    Py_ssize_t lo = 0, hi = r->ntok; /* count the starts <= off */
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if ((long long)r->toks[mid].start <= off) lo = mid + 1;
+        else hi = mid;
+    }
+    return PyLong_FromSsize_t(lo > 0 ? lo - 1 : 0);
+}
+
 static PyObject *get_tokens(Walk *r, void *c) { return cached(r, C_TOKENS); }
 static PyObject *get_features(Walk *r, void *c) { return cached(r, C_FEATURES); }
 static PyObject *get_data(Walk *r, void *c) {
@@ -824,7 +893,18 @@ static PyGetSetDef walk_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
+static PyMemberDef walk_members[] = {
+    {"first_error", T_PYSSIZET, offsetof(Walk, first_err), READONLY,
+     "index of the first token that is not a char (error or reserved), or -1"},
+    {NULL, 0, 0, 0, NULL},
+};
+
 static PyMethodDef walk_methods[] = {
+    {"cover", (PyCFunction)(void (*)(void))walk_cover, METH_FASTCALL,
+     "cover(counters, hit) -> list of the feature ids not in counters, or None; "
+     "hit(counters[id]) is called for every other id"},
+    {"token_index", (PyCFunction)walk_token_index, METH_O,
+     "token_index(offset): index of the token holding byte offset (bisect on the starts)"},
     {"view", (PyCFunction)walk_view, METH_O, "view(name): as Outcome.view(name)"},
     {"text", (PyCFunction)walk_text, METH_O,
      "text(name): the replace/ignore/escape view as a str, or None past U+10FFFF"},
@@ -843,6 +923,7 @@ static PyTypeObject WalkType = {
     .tp_doc = "One input's walk: compact arrays, and views built on first use.",
     .tp_getset = walk_getset,
     .tp_methods = walk_methods,
+    .tp_members = walk_members,
 };
 
 /* ---------------------------------------------------------------- module ---- */

@@ -38,6 +38,19 @@ for most of them::
     r.text(name)                  # replace/ignore/escape as a str; None past U+10FFFF
     r.features                    # coverage feature ids, see feature_key
     r.outcome(provenance)         # the Outcome the reference decoder returns
+    r.cover(counters, hit)        # hit(counters[f]) for each feature f; the rest returned
+    r.first_error                 # index of the first error/reserved token, or -1
+    r.token_index(offset)         # index of the token holding a byte offset
+
+The last three serve the fuzz loop, which walks five references an input and
+otherwise paid in Python for what it asked of them. ``cover`` is
+:meth:`~utf8fuzz.engine.coverage.TableCoverage.feed_walk`'s loop over the
+feature ids with the dict look-ups and the calls to Atheris's ``_trace_branch``
+made from C; only ids not seen before come back to Python to be given a counter.
+``first_error`` and ``token_index`` let the differ classify a divergence without
+the ``Token`` tuple and a list of starts (``token_index`` is exactly
+``max(0, bisect_right([t.start for t in tokens], offset) - 1)``, a binary search
+on the walk's arrays).
 
 :class:`PyWalk` is the same interface over ``decode_tokens`` itself: the oracle
 the tests compare against, and what :func:`walker` returns when the extension is
@@ -53,6 +66,8 @@ into the exact tuple ``TableCoverage.feed`` uses.
 
 from __future__ import annotations
 
+import bisect
+import operator
 import os
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -88,6 +103,11 @@ class Walk(Protocol):
     def view(self, name: str) -> Any: ...
     def text(self, name: str) -> str | None: ...
     def outcome(self, provenance: dict[str, str]) -> Outcome: ...
+    @property
+    def first_error(self) -> int: ...
+    def token_index(self, offset: int) -> int: ...
+    def cover(self, counters: dict[int, int], hit: Callable[[int], object]) -> list[int] | None:
+        ...
 
 
 def _make_outcome(tokens: tuple[Token, ...], length: int, provenance: dict[str, str],
@@ -197,7 +217,7 @@ def py_features(profile: Profile, data: bytes, tokens: tuple[Token, ...]) -> tup
 class PyWalk:
     """One input's walk by ``decode_tokens`` itself; the C walk's interface."""
 
-    __slots__ = ("_cache", "_outcome", "_profile", "data", "tokens")
+    __slots__ = ("_cache", "_outcome", "_profile", "_starts", "data", "first_error", "tokens")
 
     def __init__(self, data: bytes, profile: Profile, policy: str) -> None:
         self.data = data
@@ -205,6 +225,26 @@ class PyWalk:
         self.tokens: tuple[Token, ...] = tuple(decode_tokens(data, profile, policy))
         self._outcome = Outcome.from_tokens(self.tokens, len(data), data=data, check=False)
         self._cache: dict[str, Any] = {}
+        self._starts: list[int] | None = None
+        self.first_error: int = next(
+            (k for k, t in enumerate(self.tokens) if t.kind != "char"), -1)
+
+    def token_index(self, offset: int) -> int:
+        if self._starts is None:
+            self._starts = [t.start for t in self.tokens]
+        return max(0, bisect.bisect_right(self._starts, operator.index(offset)) - 1)
+
+    def cover(self, counters: dict[int, int], hit: Callable[[int], object]) -> list[int] | None:
+        if not isinstance(counters, dict):
+            raise TypeError("cover: counters must be a dict")
+        missing = []
+        for f in self.features:
+            c = counters.get(f)
+            if c is None:
+                missing.append(f)
+            else:
+                hit(c)
+        return missing or None
 
     def view(self, name: str) -> Any:
         if name not in VIEWS:
