@@ -696,7 +696,8 @@ static PyObject *make_features(Walk *r) {
     if (!ids) return PyErr_NoMemory();
     Py_ssize_t u = 0;
     int prev = COARSE_START;
-    static const int blocks[3] = {16, 32, 64};
+    long last_what = -1, last_next = -1;
+    static const int block_shift[3] = {4, 5, 6}; /* 16, 32, 64: no division per token */
     for (Py_ssize_t k = 0; k < r->ntok; k++) {
         const tok_t *t = &r->toks[k];
         Py_ssize_t n = t->end - t->start;
@@ -709,12 +710,14 @@ static PyObject *make_features(Walk *r) {
                  | ((long)(t->reason == R_TRUNCATED) << 8) | d[t->start];
         else
             what = ((long)F_RESERVED << F_SHIFT) | (n < 4 ? n : 4);
-        add_id(ids, &u, what);
-        add_id(ids, &u, ((long)F_NEXT << F_SHIFT) | (prev << 8) | coarse);
+        /* A run of like tokens (ASCII, most often) repeats both keys: skip the search. */
+        long next = ((long)F_NEXT << F_SHIFT) | (prev << 8) | coarse;
+        if (what != last_what) add_id(ids, &u, last_what = what);
+        if (next != last_next) add_id(ids, &u, last_next = next);
         prev = coarse;
         if (n > 1 || t->kind != K_CHAR)
             for (int bi = 0; bi < 3; bi++)
-                if (t->start / blocks[bi] != (t->end - 1) / blocks[bi])
+                if (t->start >> block_shift[bi] != (t->end - 1) >> block_shift[bi])
                     add_id(ids, &u, ((long)F_BLOCK << F_SHIFT) | (bi << 8) | coarse);
     }
     add_id(ids, &u, ((long)F_NEXT << F_SHIFT) | (prev << 8) | COARSE_END);
