@@ -414,6 +414,13 @@ class _OutcomeWalk:
         cps = self.view(name)
         return "".join(map(chr, cps)) if all(c <= 0x10FFFF for c in cps) else None
 
+    @property
+    def first_error(self) -> int:
+        return next((i for i, t in enumerate(self.tokens) if t.kind != "char"), -1)
+
+    def token_index(self, offset: int) -> int:
+        return max(0, bisect.bisect_right([t.start for t in self.tokens], offset) - 1)
+
     def outcome(self, provenance: dict[str, str]) -> Outcome:
         return self.outcome_
 
@@ -424,7 +431,7 @@ class _Ref:
     ``text`` are the walk's own (computed once, in C); tokens and the outcome are
     only built when something asks."""
 
-    __slots__ = ("_outcome", "_starts", "_toks", "data", "reference", "text", "view", "walk")
+    __slots__ = ("_outcome", "_toks", "data", "reference", "text", "view", "walk")
 
     def __init__(self, data: bytes, walk: Any, reference: Reference) -> None:
         self.data = data
@@ -437,7 +444,6 @@ class _Ref:
         self.view: Callable[[str], Any] = walk.view
         #: A text view as a str (None when a value is beyond U+10FFFF).
         self.text: Callable[[str], str | None] = walk.text
-        self._starts: list[int] | None = None
         self._toks: tuple[Token, ...] | None = None
 
     @property
@@ -453,9 +459,12 @@ class _Ref:
         return self._outcome
 
     def token_at(self, offset: int) -> int:
-        if self._starts is None:
-            self._starts = [t.start for t in self.tokens]
-        return max(0, bisect.bisect_right(self._starts, offset) - 1)
+        """The index of the reference token that holds byte ``offset``."""
+        return self.walk.token_index(offset)  # type: ignore[no-any-return]
+
+    def first_error(self) -> int:
+        """The index of the first error or reserved token (0 when there is none)."""
+        return max(0, self.walk.first_error)
 
     def last_error(self) -> int:
         toks = self.tokens
@@ -547,7 +556,7 @@ class _Ref:
 
     def _reason(self, theirs: str | None) -> Found:
         mine = self.view("reason")
-        first = next((i for i, t in enumerate(self.tokens) if t.kind != "char"), 0)
+        first = self.first_error()
         detail = f"first error's reason: reference {mine}, decoder {theirs}"
         if mine is None:
             return ("rejects-well-formed", 0, "reason", detail)
@@ -627,7 +636,7 @@ class _Ref:
             # One value per error (a decoder whose ignore mode substitutes): the
             # first error is the earliest any alignment can insert at, and this one
             # does - the search below would find it too, in quadratic time.
-            return next(i for i, t in enumerate(self.tokens) if t.kind != "char")
+            return self.first_error()
         n = len(theirs)
         if n * len(self.tokens) > 250_000:
             return None
