@@ -273,6 +273,10 @@ def test_views_are_built_once() -> None:
         assert r.text(v) is r.text(v)
     assert r.view("tokens") is r.tokens
     assert r.view("reason") == "illegal" and r.view("strict") == (4, 5)
+    # a feature id is one int object for all of a walker's walks (so cover's dict
+    # look-ups find their keys by identity)
+    again = walker(REGISTRY["unicode"])(bytearray(b"a\xe2\x82\xac\xff\xe1\x80"))
+    assert list(map(id, r.features)) == list(map(id, again.features))
 
 
 def test_bad_names() -> None:

@@ -57,6 +57,9 @@ typedef struct {
     uint8_t *utf16_pair; /* per row: valued as _pairs.pair_value, in C (see pair_value) */
     int policy;
     vectorcallfunc vectorcall;
+    /* Feature ids as int objects, made once per walker (see feature_int). */
+    struct id_slot { long id; PyObject *obj; } *ids;
+    size_t ids_cap, ids_used; /* cap a power of two, or 0 */
 } Walker;
 
 /* A token as the walk records it. end is kept although tokens tile (end is the
@@ -94,6 +97,8 @@ static void walker_dealloc(Walker *w) {
     PyMem_Free(w->live);
     PyMem_Free(w->offset);
     PyMem_Free(w->utf16_pair);
+    for (size_t k = 0; k < w->ids_cap; k++) Py_XDECREF(w->ids[k].obj);
+    PyMem_Free(w->ids);
     if (w->value_fn) {
         for (Py_ssize_t r = 0; r < w->nrows; r++) Py_XDECREF(w->value_fn[r]);
         PyMem_Free(w->value_fn);
@@ -689,6 +694,45 @@ static void add_id(long *ids, Py_ssize_t *u, long id) {
     (*u)++;
 }
 
+/* The int object for a feature id, shared by every walk of this walker: no
+ * allocation per id, and the coverage dict (whose keys are these very objects,
+ * handed back by cover) finds them by identity, without comparing ints. A
+ * profile has a few thousand ids at most (rows, error shapes by lead byte,
+ * pairs of coarse kinds), so the table stays small. Open addressing, half full
+ * at most. Returns a borrowed reference. */
+static size_t id_hash(long id) { /* Fibonacci hashing: the product's high bits */
+    return (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+static PyObject *feature_int(Walker *w, long id) {
+    if (2 * (w->ids_used + 1) > w->ids_cap) {
+        size_t cap = w->ids_cap ? 2 * w->ids_cap : 256;
+        struct id_slot *tab = PyMem_Calloc(cap, sizeof *tab);
+        if (!tab) return PyErr_NoMemory();
+        for (size_t k = 0; k < w->ids_cap; k++) {
+            if (!w->ids[k].obj) continue;
+            size_t h = id_hash(w->ids[k].id) & (cap - 1);
+            while (tab[h].obj) h = (h + 1) & (cap - 1);
+            tab[h] = w->ids[k];
+        }
+        PyMem_Free(w->ids);
+        w->ids = tab;
+        w->ids_cap = cap;
+    }
+    size_t mask = w->ids_cap - 1;
+    size_t h = id_hash(id) & mask;
+    while (w->ids[h].obj) {
+        if (w->ids[h].id == id) return w->ids[h].obj;
+        h = (h + 1) & mask;
+    }
+    PyObject *v = PyLong_FromLong(id);
+    if (!v) return NULL;
+    w->ids[h].id = id;
+    w->ids[h].obj = v;
+    w->ids_used++;
+    return v;
+}
+
 static PyObject *make_features(Walk *r) {
     const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(r->data);
     /* at most 2 + 3 blocks per token, plus the end */
@@ -723,11 +767,12 @@ static PyObject *make_features(Walk *r) {
     add_id(ids, &u, ((long)F_NEXT << F_SHIFT) | (prev << 8) | COARSE_END);
     PyObject *out = PyTuple_New(u);
     for (Py_ssize_t k = 0; out && k < u; k++) {
-        PyObject *v = PyLong_FromLong(ids[k]);
+        PyObject *v = feature_int(r->walker, ids[k]);
         if (!v) {
             Py_CLEAR(out);
             break;
         }
+        Py_INCREF(v);
         PyTuple_SET_ITEM(out, k, v);
     }
     PyMem_Free(ids);
