@@ -47,6 +47,13 @@ otherwise paid in Python for what it asked of them. ``cover`` is
 :meth:`~utf8fuzz.engine.coverage.TableCoverage.feed_walk`'s loop over the
 feature ids with the dict look-ups and the calls to Atheris's ``_trace_branch``
 made from C; only ids not seen before come back to Python to be given a counter.
+A feature id is one int object for all of a walker's walks, so those look-ups
+find their keys by identity and allocate nothing. On 64-byte inputs cut from the
+fuzz corpus, five references' ``feed_walk`` went from 25-27 µs an input to
+18-20 µs (best of runs on a shared, loaded machine; ``bytes.decode`` took
+0.42-0.45 µs in the same runs); about 10 µs of what is left is the 84 calls to
+``_trace_branch`` themselves (Atheris's pybind11 binding, against a no-op
+built-in in the same loop).
 ``first_error`` and ``token_index`` let the differ classify a divergence without
 the ``Token`` tuple and a list of starts (``token_index`` is exactly
 ``max(0, bisect_right([t.start for t in tokens], offset) - 1)``, a binary search
