@@ -633,6 +633,20 @@ enum { OUT_UTF32LE = 0, OUT_HOST32 = 1, OUT_UTF8 = 2 };
 
 /* One iconv() over src[0:n] from the initial state into out (room bytes). Returns
  * the errno (0 when it converted everything) and sets *consumed and *written. */
+/* An open iconv descriptor passed from Python as an integer. */
+static int get_cd(PyObject *o, iconv_t *cd)
+{
+    void *p;
+    if (get_ptr(o, &p))
+        return -1;
+    if (!p || p == (void *)-1) {
+        PyErr_SetString(PyExc_ValueError, "not an open iconv descriptor");
+        return -1;
+    }
+    *cd = (iconv_t)p;
+    return 0;
+}
+
 static int iconv_once(iconv_t cd, const char *src, size_t n, char *out, size_t room,
                       size_t *consumed, size_t *written)
 {
@@ -696,17 +710,13 @@ PyDoc_STRVAR(iconv_run_doc,
 
 static PyObject *iconv_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-    void *cdp;
+    iconv_t cd;
     if (nargs != 4) {
         PyErr_SetString(PyExc_TypeError, "expected (cd, data, kind, search)");
         return NULL;
     }
-    if (get_ptr(args[0], &cdp))
+    if (get_cd(args[0], &cd))
         return NULL;
-    if (!cdp || cdp == (void *)-1) {
-        PyErr_SetString(PyExc_ValueError, "not an open iconv descriptor");
-        return NULL;
-    }
     int kind = (int)PyLong_AsLong(args[2]);
     if (kind == -1 && PyErr_Occurred())
         return NULL;
@@ -716,7 +726,6 @@ static PyObject *iconv_run(PyObject *mod, PyObject *const *args, Py_ssize_t narg
     Py_buffer view;
     if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    iconv_t cd = (iconv_t)cdp;
     const char *src = view.buf;
     size_t n = (size_t)view.len;
     size_t room = 8 * n + 16;  /* 6-byte forms to UCS-4 still fit: 4 bytes out per byte in */
@@ -785,17 +794,13 @@ PyDoc_STRVAR(iconv_convert_doc,
 
 static PyObject *iconv_convert(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-    void *cdp;
+    iconv_t cd;
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "expected (cd, data)");
         return NULL;
     }
-    if (get_ptr(args[0], &cdp))
+    if (get_cd(args[0], &cd))
         return NULL;
-    if (!cdp || cdp == (void *)-1) {
-        PyErr_SetString(PyExc_ValueError, "not an open iconv descriptor");
-        return NULL;
-    }
     Py_buffer view;
     if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0)
         return NULL;
@@ -805,7 +810,7 @@ static PyObject *iconv_convert(PyObject *mod, PyObject *const *args, Py_ssize_t 
     if (!out) {
         PyErr_NoMemory();
     } else {
-        int e = iconv_once((iconv_t)cdp, view.buf, n, out, room, &p, &written);
+        int e = iconv_once(cd, view.buf, n, out, room, &p, &written);
         res = Py_BuildValue("(niy#)", (Py_ssize_t)p, e, out, (Py_ssize_t)written);
         free(out);
     }

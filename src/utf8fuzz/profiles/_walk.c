@@ -444,20 +444,7 @@ static void walk_dealloc(Walk *r) {
 }
 
 static PyObject *new_pair(Py_ssize_t a, Py_ssize_t b) {
-    PyObject *x = PyLong_FromSsize_t(a), *y = x ? PyLong_FromSsize_t(b) : NULL;
-    if (!y) {
-        Py_XDECREF(x);
-        return NULL;
-    }
-    PyObject *t = PyTuple_New(2);
-    if (!t) {
-        Py_DECREF(x);
-        Py_DECREF(y);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(t, 0, x);
-    PyTuple_SET_ITEM(t, 1, y);
-    return t;
+    return Py_BuildValue("(nn)", a, b);
 }
 
 /* (start, end) of a one-byte error below offset 64, shared as the tokens are
