@@ -321,12 +321,10 @@ class Differ:
         if diff is None:
             return None
         klass, idx, view, detail = diff
-        tok = ref.tokens[idx] if 0 <= idx < len(ref.tokens) else None
         if klass in ("crash", "timeout"):
-            feat = failure_feature(out)
-        else:
-            feat = feature_of(ref.data, tok, ref.reference._profile)
-        return Difference(d.name, d.profile, klass, feat, tok.start if tok else 0, view, detail)
+            return Difference(d.name, d.profile, klass, failure_feature(out), 0, view, detail)
+        feat, start = ref.feature(idx)
+        return Difference(d.name, d.profile, klass, feat, start, view, detail)
 
     def signatures(self, data: bytes) -> frozenset[str]:
         """The signatures of ``data`` from full outcomes (the minimizer's predicate:
@@ -431,7 +429,7 @@ class _Ref:
     ``text`` are the walk's own (computed once, in C); tokens and the outcome are
     only built when something asks."""
 
-    __slots__ = ("_outcome", "_toks", "data", "reference", "text", "view", "walk")
+    __slots__ = ("_features", "_outcome", "_toks", "data", "reference", "text", "view", "walk")
 
     def __init__(self, data: bytes, walk: Any, reference: Reference) -> None:
         self.data = data
@@ -445,6 +443,7 @@ class _Ref:
         #: A text view as a str (None when a value is beyond U+10FFFF).
         self.text: Callable[[str], str | None] = walk.text
         self._toks: tuple[Token, ...] | None = None
+        self._features: dict[int, tuple[str, int]] = {}
 
     @property
     def tokens(self) -> tuple[Token, ...]:
@@ -457,6 +456,18 @@ class _Ref:
         if self._outcome is None:
             self._outcome = self.walk.outcome(self.reference._provenance())
         return self._outcome
+
+    def feature(self, idx: int) -> tuple[str, int]:
+        """The spec feature of reference token ``idx`` and where it starts (of the
+        whole input when there is no such token), once per input: several decoders
+        usually differ at the same token."""
+        got = self._features.get(idx)
+        if got is None:
+            toks = self.tokens
+            tok = toks[idx] if 0 <= idx < len(toks) else None
+            got = self._features[idx] = (feature_of(self.data, tok, self.reference._profile),
+                                         tok.start if tok else 0)
+        return got
 
     def token_at(self, offset: int) -> int:
         """The index of the reference token that holds byte ``offset``."""
