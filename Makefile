@@ -32,7 +32,8 @@ lint: setup
 	$(PY) -m ruff check src tests fuzz
 
 clean:
-	rm -rf build $(VENV) src/*.egg-info src/utf8fuzz/fast/*.so src/utf8fuzz/profiles/*.so
+	rm -rf build $(VENV) src/*.egg-info src/utf8fuzz/fast/*.so src/utf8fuzz/profiles/*.so \
+	  src/utf8fuzz/decoders/*.so
 
 # libFuzzer directly, on every core, one shared corpus (see fuzz/README.md).
 FUZZ_JOBS ?= $(shell nproc)
