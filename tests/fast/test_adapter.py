@@ -92,3 +92,22 @@ def test_any_view_that_contradicts_the_tokens_makes_the_outcome_partial(lie: str
         if v != lie:
             assert out.view(v) == honest.view(v)
     assert out.view(lie) != honest.view(lie)
+
+
+def test_a_screened_outcome_names_the_code_path_it_ran_on():
+    from utf8fuzz import fast
+    from utf8fuzz.decoders.fast import FastUnicode
+    from utf8fuzz.engine.differ import Differ
+
+    d = FastUnicode(fast)
+    differ = Differ([d], full_every=1000)
+    differ.run(b"")  # the sampled one
+    first = differ.run(b"A")  # screened, on the path chosen at run time
+    assert not first.outcomes[d.name].provenance["path"].startswith("scalar")
+    before = fast.set_path("scalar")
+    try:
+        res = differ.run(b"A\xc3\xa9")  # screened
+        assert res.full is False
+        assert res.outcomes[d.name].provenance["path"].startswith("scalar")
+    finally:
+        fast.set_path(before if before else "auto")

@@ -118,6 +118,11 @@ class _Fast(Decoder):
             }
         return dict(cached)
 
+    def _provenance(self) -> dict[str, str]:
+        # Not cached by the base class: set_path can change the code path while
+        # the process lives (versions() formats each path once).
+        return self.versions()
+
     # -- the per-profile parts --------------------------------------------------
     def _strict(self, data: bytes) -> tuple[tuple[int, int] | None, str | None]:
         raise NotImplementedError
