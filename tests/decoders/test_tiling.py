@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from utf8fuzz.decoders._tiling import TilingError, tile, tile_text, utf16_codepoints
+from utf8fuzz.decoders._tiling import TilingError, tile, tile_text, tile_text_py, utf16_codepoints
 
 
 def test_chars_and_errors_tile_the_input():
@@ -65,7 +65,7 @@ def _tiled(fn, *args, **kw):
 @settings(max_examples=400, deadline=None)
 @given(st.binary(max_size=24), st.integers(0, 3), st.integers(0, 5), st.data())
 def test_tile_text_gives_what_tile_gives(data, offset, how, draw):
-    """The run-at-a-time tiling: the same tokens, or the same TilingError, as the
+    """The run-at-a-time tilings (C and Python): the same tokens, or the same TilingError, as the
     character-at-a-time one; on CPython's own output and on a corrupted one."""
     offset = min(offset, len(data))
     _RAW.clear()
@@ -83,6 +83,8 @@ def test_tile_text_gives_what_tile_gives(data, offset, how, draw):
         i = draw.draw(st.integers(0, len(text) - 1))
         text = text[:i] + chr((ord(text[i]) + 1) % 0xD800) + text[i + 1:]
     want = _tiled(tile, data, tuple(map(ord, text)), list(events), offset=offset)
+    # tile_text is the C walk when the extension is built, tile_text_py the Python one
     assert _tiled(tile_text, data, text, list(events), offset=offset) == want
+    assert _tiled(tile_text_py, data, text, list(events), offset=offset) == want
     if how == 0:
         assert not isinstance(want, str)

@@ -196,13 +196,13 @@ static void sort_events(Event *ev, size_t n)
     }
 }
 
-/* Tokens for data from its code points and error events; on a disagreement, the
- * message tile() raises, written to msg, and -1. */
-static Py_ssize_t tile(const unsigned char *data, Py_ssize_t n, const uint32_t *cps,
-                       Py_ssize_t ncps, Event *ev, size_t nev, int cesu8, Tok *out,
-                       char *msg, size_t msgsz)
+/* Tokens for data[offset:] from its code points and error events; on a disagreement,
+ * the message tile() raises, written to msg, and -1. */
+static Py_ssize_t tile(const unsigned char *data, Py_ssize_t n, Py_ssize_t offset,
+                       const uint32_t *cps, Py_ssize_t ncps, Event *ev, size_t nev,
+                       int cesu8, Tok *out, char *msg, size_t msgsz)
 {
-    Py_ssize_t pos = 0, ci = 0, nt = 0;
+    Py_ssize_t pos = offset, ci = 0, nt = 0;
     sort_events(ev, nev);
     for (size_t k = 0; k <= nev; k++) {
         int sentinel = k == nev;
@@ -427,7 +427,7 @@ static int icu_convert(PyObject *const *args, Py_ssize_t nargs, Tiled *tiled,
             goto done;
         }
     }
-    tiled->ntoks = tile((const unsigned char *)src, n, cps, ncps, rec.ev, rec.nev, cesu8,
+    tiled->ntoks = tile((const unsigned char *)src, n, 0, cps, ncps, rec.ev, rec.nev, cesu8,
                         tiled->toks, msg, sizeof msg);
     if (tiled->ntoks < 0) {
         *result = PyUnicode_FromString(msg);
@@ -600,7 +600,7 @@ static PyObject *tile_entry(PyObject *mod, PyObject *const *args, Py_ssize_t nar
         ev[i].truncated = PyUnicode_CompareWithASCIIString(reason, "truncated") == 0;
     }
     char msg[160];
-    Py_ssize_t nt = tile(view.buf, view.len, cps, ncps, ev, (size_t)nev, cesu8, toks, msg,
+    Py_ssize_t nt = tile(view.buf, view.len, 0, cps, ncps, ev, (size_t)nev, cesu8, toks, msg,
                          sizeof msg);
     if (nt < 0) {
         res = PyUnicode_FromString(msg);
@@ -624,6 +624,95 @@ done:
     free(toks);
     Py_DECREF(cpl);
     Py_DECREF(evl);
+    return res;
+}
+
+PyDoc_STRVAR(tile_text_doc,
+"tile_text(data, text, events, offset)\n\n"
+"utf8fuzz.decoders._tiling.tile_text in C: tokens for data[offset:] from the str a\n"
+"recording CPython codec returned and its (start, end, reason) events (absolute).\n"
+"Returns the tuple of Tokens, or the str message of the TilingError.");
+
+/* The CPython adapters' full path tiles every sampled fuzz input; in Python that was
+ * about as costly as the decode itself. The code points are read from the str as
+ * they are, and the events are the recorder's (start, end, reason) tuples. */
+static PyObject *tile_text_entry(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyBytes_Check(args[0]) || !PyUnicode_Check(args[1]) ||
+        !PyList_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "expected (bytes, str, list of events, offset)");
+        return NULL;
+    }
+    Py_ssize_t offset = PyLong_AsSsize_t(args[3]);
+    if (offset == -1 && PyErr_Occurred())
+        return NULL;
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
+    PyObject *text = args[1], *evl = args[2];
+    Py_ssize_t ncps = PyUnicode_GET_LENGTH(text), nev = PyList_GET_SIZE(evl);
+    if (offset < 0 || offset > n) {
+        PyErr_SetString(PyExc_ValueError, "offset outside the input");
+        return NULL;
+    }
+    /* 64-byte fuzz inputs fit the stack buffers */
+    uint32_t cps_stack[128];
+    Event ev_stack[64];
+    Tok tok_stack[192];
+    uint32_t *cps = ncps <= 128 ? cps_stack : malloc((size_t)ncps * sizeof *cps);
+    Event *ev = nev <= 64 ? ev_stack : malloc((size_t)nev * sizeof *ev);
+    size_t ntok = (size_t)ncps + (size_t)nev;
+    Tok *toks = ntok <= 192 ? tok_stack : malloc(ntok * sizeof *toks);
+    PyObject *res = NULL;
+    if (!cps || !ev || !toks) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *udata = PyUnicode_DATA(text);
+    for (Py_ssize_t i = 0; i < ncps; i++)
+        cps[i] = PyUnicode_READ(kind, udata, i);
+    for (Py_ssize_t i = 0; i < nev; i++) {
+        PyObject *t = PyList_GET_ITEM(evl, i), *reason;
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3) {
+            PyErr_SetString(PyExc_TypeError, "an event is not a (start, end, reason) tuple");
+            goto done;
+        }
+        ev[i].start = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 0));
+        ev[i].end = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 1));
+        if (PyErr_Occurred())
+            goto done;
+        reason = PyTuple_GET_ITEM(t, 2);
+        /* the recorder's literals are interned: identity first */
+        if (reason == S_truncated || reason == S_illegal) {
+            ev[i].truncated = reason == S_truncated;
+        } else if (PyUnicode_Check(reason)) {
+            ev[i].truncated = PyUnicode_CompareWithASCIIString(reason, "truncated") == 0;
+        } else {
+            PyErr_SetString(PyExc_TypeError, "an event's reason is not a str");
+            goto done;
+        }
+    }
+    char msg[160];
+    Py_ssize_t nt = tile(data, n, offset, cps, ncps, ev, (size_t)nev, 0, toks, msg,
+                         sizeof msg);
+    if (nt < 0) {
+        res = PyUnicode_FromString(msg);
+        goto done;
+    }
+    if (!(res = PyTuple_New(nt)))
+        goto done;
+    for (Py_ssize_t i = 0; i < nt; i++) {
+        PyObject *tok = make_token(&toks[i]);
+        if (!tok) {
+            Py_CLEAR(res);
+            break;
+        }
+        PyTuple_SET_ITEM(res, i, tok);
+    }
+done:
+    if (cps && cps != cps_stack) free(cps);
+    if (ev && ev != ev_stack) free(ev);
+    if (toks && toks != tok_stack) free(toks);
     return res;
 }
 
@@ -824,6 +913,8 @@ static PyMethodDef methods[] = {
     {"icu_decode", (PyCFunction)(void (*)(void))icu_decode, METH_FASTCALL, icu_decode_doc},
     {"icu_screen", (PyCFunction)(void (*)(void))icu_screen, METH_FASTCALL, icu_screen_doc},
     {"tile", (PyCFunction)(void (*)(void))tile_entry, METH_FASTCALL, tile_doc},
+    {"tile_text", (PyCFunction)(void (*)(void))tile_text_entry, METH_FASTCALL,
+     tile_text_doc},
     {"iconv_run", (PyCFunction)(void (*)(void))iconv_run, METH_FASTCALL, iconv_run_doc},
     {"iconv_convert", (PyCFunction)(void (*)(void))iconv_convert, METH_FASTCALL,
      iconv_convert_doc},

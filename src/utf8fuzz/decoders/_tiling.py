@@ -17,6 +17,11 @@ from collections.abc import Callable, Iterable, Sequence
 
 from utf8fuzz.outcome import Reason, Token
 
+try:
+    from utf8fuzz.decoders import _native
+except ImportError:  # not built: the Python walks below do the same
+    _native = None  # type: ignore[assignment]
+
 
 class TilingError(RuntimeError):
     """The library's output does not account for its input."""
@@ -82,7 +87,25 @@ def tile(
 _CONTINUATION = bytes(range(0x80, 0xC0))
 
 
-def tile_text(data: bytes, text: str, errors: Iterable[Event], *, offset: int = 0) -> list[Token]:
+def tile_text(
+    data: bytes, text: str, errors: Iterable[Event], *, offset: int = 0
+) -> Sequence[Token]:
+    """:func:`tile_text_py` in C (``_native.tile_text``, the same walk as :func:`tile`)
+    when the extension is built and ``data`` is ``bytes``: the same tokens, as a tuple,
+    or the same :class:`TilingError`. The CPython adapters tile every sampled fuzz
+    input, and in Python that cost about as much as the decode."""
+    if _native is None or type(data) is not bytes:
+        return tile_text_py(data, text, errors, offset=offset)
+    res = _native.tile_text(data, text, errors if type(errors) is list else list(errors),
+                            offset)
+    if type(res) is str:
+        raise TilingError(res)
+    return res  # type: ignore[no-any-return]
+
+
+def tile_text_py(
+    data: bytes, text: str, errors: Iterable[Event], *, offset: int = 0
+) -> list[Token]:
     """:func:`tile` for a library that returns ``text`` (UTF-8, surrogates allowed),
     a run of characters at a time: between two errors the text must re-encode to
     exactly the bytes there, which one ``encode`` checks, and then each character's

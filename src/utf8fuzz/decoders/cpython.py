@@ -390,7 +390,7 @@ class Utf8Sig(Recording):
         self.last_raw = list(_REC.raw)
         toks = tile_text(data, text, _REC.events, offset=base)
         if base:
-            toks.insert(0, Token("char", 0xFEFF, 0, 3))
+            toks = (Token("char", 0xFEFF, 0, 3), *toks)
         prov = {**self.versions(), "signature": "stripped" if base else "none"}
         return Outcome.from_tokens(toks, len(data), prov, data=data, check=False)
 
