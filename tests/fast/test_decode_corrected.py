@@ -74,9 +74,16 @@ def test_boundaries_and_every_length_0_to_200(path: str) -> None:
     _check(inputs(), path)
 
 
+def structured_corrected() -> st.SearchStrategy[bytes]:
+    """Corrected UTF-8 in pieces: valid sequences of every length, errors, reserved
+    units, ASCII runs long enough to fill blocks, arbitrary bytes."""
+    return st.lists(st.one_of(st.sampled_from(VALID + INVALID + FILLERS), st.binary(max_size=6),
+                              st.integers(1, 70).map(lambda n: b"z" * n)),
+                    max_size=30).map(b"".join)
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(st.sampled_from(VALID + INVALID + FILLERS), st.binary(max_size=6),
-                          st.integers(1, 70).map(lambda n: b"z" * n)), max_size=30).map(b"".join))
+@given(structured_corrected())
 def test_structured_inputs(data: bytes) -> None:
     # every path on each example: generating examples costs more than checking them
     for path in PATHS:

@@ -1,4 +1,4 @@
-"""Code path selection: info(), set_path() and UTF8FUZZ_FAST_PATH."""
+"""Code path selection: info(), path(), set_path() and UTF8FUZZ_FAST_PATH."""
 
 from __future__ import annotations
 
@@ -43,6 +43,14 @@ def test_set_path_forces_and_restores() -> None:
         fast.set_path(prev)
     fast.set_path("auto")
     assert fast.info()["mode"] == "auto" and fast.info()["selected"] == PATHS[-1]
+
+
+def test_path_is_infos_selected_and_mode() -> None:
+    for p in [*PATHS, "auto"]:
+        fast.set_path(p)
+        info = fast.info()
+        assert fast.path() == (info["selected"], info["mode"])
+        assert fast.path() == (PATHS[-1], "auto") if p == "auto" else (p, "forced")
 
 
 def test_set_path_refuses_unknown_and_unavailable_paths() -> None:

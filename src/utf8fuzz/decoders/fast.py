@@ -9,13 +9,18 @@ whole input (so the SIMD paths, not only the scalar one, are what is compared):
 =========  ======================================  ===================================
 view       ``fast:unicode``                        ``fast:corrected``
 =========  ======================================  ===================================
-strict     ``decode(data)``'s exception span       ``decode_corrected(data)``'s
+strict     ``first_error(data)``'s span            ``corrected_first_error(data)``'s
 reason     its reason, in CPython's words          its reason
 spans      ``error_spans(data)``                   ``corrected_error_spans(data)``
 replace    ``decode(data, "replace")``             ``decode_corrected(data, "replace")``
 ignore     ``decode(data, "ignore")``              ``decode_corrected(data, "ignore")``
 escape     ``decode(data, "surrogateescape")``     ``decode_corrected(.., "surrogateescape")``
 =========  ======================================  ===================================
+
+``first_error`` and ``corrected_first_error`` are what strict ``decode`` and
+``decode_corrected`` raise, returned instead (the same C walk, stopped at the same
+place; tests/fast pins each to the exception): an exception costs more than the
+rest of a screen.
 
 Tokens follow exactly from these: the spans cut the input, each span is one
 U+FFFD of the replace output, and between spans each character's byte length is
@@ -28,23 +33,23 @@ differences surface at the views where they are rather than as one crash.
 
 Screen (the fuzz loop's cheap tier): ``replace`` and ``strict`` from one call each -
 ``decode(data, "replace")`` and ``validate(data)`` for ``fast:unicode``,
-``decode_corrected`` in replace and strict mode for ``fast:corrected`` (which also
-gives ``reason``). Spans, ignore, escape and the self-consistency checks below are
-made when the full outcome is built. ``replace`` is screened as a ``str``: the text
-``decode`` returns, and ``decode_corrected``'s code points as text when they are
-all code points Python can hold (the array is read as UTF-32, surrogates passed);
-above U+10FFFF it stays a tuple. The differ compares a str with the reference's
-text directly. Each view still comes from its own call: on valid input the strict
-result is not reused as the replace text, so a mode that contradicts the other is
-still caught.
+``decode_corrected_text(data, "replace")`` and ``corrected_first_error(data)`` for
+``fast:corrected`` (which also gives ``reason``). Spans, ignore, escape and the
+self-consistency checks below are made when the full outcome is built. ``replace``
+is screened as a ``str``: the text ``decode`` returns, and ``decode_corrected``'s
+code points as text when they are all code points Python can hold
+(``decode_corrected_text`` says None otherwise, and the screen falls back to
+``decode_corrected``'s array, as a tuple). The differ compares a str with the
+reference's text directly. Each view still comes from its own call: on valid input
+the strict result is not reused as the replace text, so a mode that contradicts the
+other is still caught.
 
-``validate(data)`` must give the same span as strict decoding; a disagreement is
+``validate(data)`` must give the same span as ``first_error(data)``; a disagreement is
 an inconsistency of the fast path and becomes a crash outcome saying so.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -57,20 +62,6 @@ _CORRECTED_REASONS = {
     "unexpected end of data": "truncated",
     "reserved sequence (FE/FF)": "reserved",
 }
-
-
-_UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
-
-
-def _text(cps: Any) -> str | tuple[int, ...]:
-    """An ``array('I')`` of code points as text, or as a tuple when one is above
-    U+10FFFF (or the array's items are not 4 bytes)."""
-    if cps.itemsize == 4:
-        try:
-            return cps.tobytes().decode(_UTF32, "surrogatepass")  # type: ignore[no-any-return]
-        except UnicodeDecodeError:
-            pass
-    return tuple(cps)
 
 
 def _unicode_len(b: int) -> int:
@@ -105,10 +96,10 @@ class _Fast(Decoder):
         self._versions: dict[tuple[str, str], dict[str, str]] = {}
 
     def versions(self) -> dict[str, str]:
-        info = self._fast.info()
-        key = (info["selected"], info["mode"])
-        cached = self._versions.get(key)  # called for every outcome: format once per path
+        key = self._fast.path()  # called for every outcome: info() once per path
+        cached = self._versions.get(key)
         if cached is None:
+            info = self._fast.info()
             feats = " ".join(k for k, v in sorted(info["cpu"].items()) if v)
             cached = self._versions[key] = {
                 "utf8fuzz": __version__,
@@ -234,22 +225,15 @@ class FastUnicode(_Fast):
     LEAD_LENGTHS = tuple(map(_unicode_len, range(256)))
 
     def _strict(self, data: bytes) -> tuple[tuple[int, int] | None, str | None]:
-        try:
-            self._fast.decode(data)
-        except UnicodeDecodeError as e:
-            span = (e.start, e.end)
-            if self._fast.validate(data) != span:
-                raise AssertionError(
-                    f"fast path inconsistent: validate() gives {self._fast.validate(data)}, "
-                    f"decode() raised at {span}"
-                ) from None
-            return span, _CPYTHON_REASONS.get(e.reason, "illegal")
-        if self._fast.validate(data) is not None:
+        first = self._fast.first_error(data)
+        span = None if first is None else (first[0], first[1])
+        valid = self._fast.validate(data)
+        if valid != span:
             raise AssertionError(
-                f"fast path inconsistent: decode() succeeded, validate() gives "
-                f"{self._fast.validate(data)}"
-            )
-        return None, None
+                f"fast path inconsistent: validate() gives {valid}, first_error() {first}")
+        if first is None:
+            return None, None
+        return span, _CPYTHON_REASONS.get(first[2], "illegal")
 
     def _decode(self, data: bytes, errors: str) -> tuple[int, ...]:
         return tuple(map(ord, self._fast.decode(data, errors)))
@@ -269,17 +253,19 @@ class FastCorrected(_Fast):
     LEAD_LENGTHS = tuple(map(_corrected_len, range(256)))
 
     def _strict(self, data: bytes) -> tuple[tuple[int, int] | None, str | None]:
-        try:
-            self._fast.decode_corrected(data)
-        except UnicodeDecodeError as e:
-            return (e.start, e.end), _CORRECTED_REASONS.get(e.reason, "illegal")
-        return None, None
+        first = self._fast.corrected_first_error(data)
+        if first is None:
+            return None, None
+        start, end, why = first
+        return (start, end), _CORRECTED_REASONS.get(why, "illegal")
 
     def _decode(self, data: bytes, errors: str) -> tuple[int, ...]:
         return tuple(self._fast.decode_corrected(data, errors))
 
     def _screen(self, data: bytes) -> dict[str, Any]:
-        replace = _text(self._fast.decode_corrected(data, "replace"))
+        replace = self._fast.decode_corrected_text(data, "replace")
+        if replace is None:  # a code point above U+10FFFF: no str can hold it
+            replace = tuple(self._fast.decode_corrected(data, "replace"))
         strict, reason = self._strict(data)
         return {"replace": replace, "strict": strict, "reason": reason}
 

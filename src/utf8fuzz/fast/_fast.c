@@ -296,8 +296,9 @@ PyDoc_STRVAR(validate_doc,
 "None when data is well-formed UTF-8 (Corrigendum #1, Table 3.1B), else the\n"
 "first error's span as CPython's UnicodeDecodeError gives it.");
 
-static PyObject *fast_validate(PyObject *self, PyObject *obj) {
-    (void)self;
+/* validate and first_error: the scan and the walk that decode_buf runs before it
+ * raises, the first error handed back (with CPython's reason when `reason`). */
+static PyObject *u8_first_error_obj(PyObject *obj, int reason) {
     Py_buffer view;
     if (get_buffer(obj, &view) < 0) return NULL;
     const uint8_t *s = view.buf;
@@ -308,9 +309,25 @@ static PyObject *fast_validate(PyObject *self, PyObject *obj) {
     if (path_for(n)->scan(s, n, &st, &restart))
         r = Py_NewRef(Py_None);
     else if (find_error(s, n, restart, &a, &b, &kind) == 0)
-        r = Py_BuildValue("(nn)", (Py_ssize_t)a, (Py_ssize_t)b);
+        r = reason ? Py_BuildValue("(nns)", (Py_ssize_t)a, (Py_ssize_t)b, u8_reason(s[a], kind))
+                   : Py_BuildValue("(nn)", (Py_ssize_t)a, (Py_ssize_t)b);
     PyBuffer_Release(&view);
     return r;
+}
+
+static PyObject *fast_validate(PyObject *self, PyObject *obj) {
+    (void)self;
+    return u8_first_error_obj(obj, 0);
+}
+
+PyDoc_STRVAR(first_error_doc,
+"first_error(data) -> None | (start, end, reason)\n\n"
+"What decode(data) in strict mode raises, without raising: None when data is\n"
+"well-formed UTF-8, else the UnicodeDecodeError's start, end and reason.");
+
+static PyObject *fast_first_error(PyObject *self, PyObject *obj) {
+    (void)self;
+    return u8_first_error_obj(obj, 1);
 }
 
 PyDoc_STRVAR(error_spans_doc,
@@ -440,31 +457,14 @@ PyDoc_STRVAR(decode_corrected_doc,
 "gives one U+FFFD for it as for each error, ignore drops it, surrogateescape\n"
 "gives U+DC00+byte for each of its bytes and each error's.");
 
-static PyObject *fast_decode_corrected(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"data", "errors", NULL};
-    PyObject *obj;
-    const char *errors = NULL;
-    (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|s:decode_corrected", kwlist, &obj, &errors))
-        return NULL;
-    int h = corrected_handler(errors);
-    if (h < 0) return NULL;
-    Py_buffer view;
-    if (get_buffer(obj, &view) < 0) return NULL;
-    const uint8_t *s = view.buf;
-    size_t n = (size_t)view.len, o = 0, i = 0;
-    PyObject *result = NULL;
-    if (n > (size_t)PY_SSIZE_T_MAX / 4) {
-        PyBuffer_Release(&view);
-        return PyErr_NoMemory();
-    }
-    /* every token is at least one byte and gives at most one code point per byte */
-    size_t buf_size;
-    uint32_t *buf = scratch_take(n * 4, &buf_size);
-    if (!buf) {
-        PyBuffer_Release(&view);
-        return PyErr_NoMemory();
-    }
+/* The Corrected UTF-8 decoding loop that every decode_corrected* function runs, so
+ * that they differ only in how the result is handed back: the code points of s into
+ * buf (room for n: every token is at least one byte and gives at most one code point
+ * per byte), *o of them. In strict mode it stops at the first error or reserved unit:
+ * 1 with its span [*ea, *eb) and kind *ek; else 0. */
+static int c8_decode_into(const uint8_t *s, size_t n, int h, uint32_t *buf, size_t *o_out,
+                          size_t *ea, size_t *eb, int *ek) {
+    size_t o = 0, i = 0;
     ascii32_fn ascii = path_for(n)->ascii32;
     c8_blocks_fn blocks = path_for(n)->c8_blocks;
     while (i < n) {
@@ -485,8 +485,11 @@ static PyObject *fast_decode_corrected(PyObject *self, PyObject *args, PyObject 
         if (k == C8_CHAR) {
             buf[o++] = cp;
         } else if (h == H_STRICT) {
-            raise_decode_error("corrected-utf-8", s, n, i, i + len, c8_reason(s, i, k));
-            goto done;
+            *ea = i;
+            *eb = i + len;
+            *ek = k;
+            *o_out = o;
+            return 1;
         } else if (h == H_REPLACE) {
             buf[o++] = 0xFFFD;
         } else if (h == H_ESCAPE) {
@@ -494,11 +497,91 @@ static PyObject *fast_decode_corrected(PyObject *self, PyObject *args, PyObject 
         }
         i += len;
     }
-    result = u32_array(buf, o);
-done:
+    *o_out = o;
+    return 0;
+}
+
+enum { C8_AS_ARRAY, C8_AS_TEXT, C8_FIRST_ERROR };
+
+/* decode_corrected (as an array or, when it can be one, a str) and
+ * corrected_first_error: one c8_decode_into, the result handed back as `as`. */
+static PyObject *c8_decode_obj(PyObject *obj, int h, int as) {
+    Py_buffer view;
+    if (get_buffer(obj, &view) < 0) return NULL;
+    const uint8_t *s = view.buf;
+    size_t n = (size_t)view.len, o, a = 0, b = 0;
+    int k = 0;
+    PyObject *result = NULL;
+    if (n > (size_t)PY_SSIZE_T_MAX / 4) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    size_t buf_size;
+    uint32_t *buf = scratch_take(n * 4, &buf_size);
+    if (!buf) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    if (c8_decode_into(s, n, h, buf, &o, &a, &b, &k)) {
+        if (as == C8_FIRST_ERROR)
+            result = Py_BuildValue("(nns)", (Py_ssize_t)a, (Py_ssize_t)b, c8_reason(s, a, k));
+        else
+            raise_decode_error("corrected-utf-8", s, n, a, b, c8_reason(s, a, k));
+    } else if (as == C8_FIRST_ERROR) {
+        result = Py_NewRef(Py_None);
+    } else if (as == C8_AS_TEXT) {
+        uint32_t mx = 0;
+        for (size_t q = 0; q < o; q++)
+            if (buf[q] > mx) mx = buf[q];
+        /* a str holds up to U+10FFFF (surrogates too); above, the caller needs the array */
+        result = mx > 0x10FFFF ? Py_NewRef(Py_None)
+                               : PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf,
+                                                           (Py_ssize_t)o);
+    } else {
+        result = u32_array(buf, o);
+    }
     scratch_give(buf, buf_size);
     PyBuffer_Release(&view);
     return result;
+}
+
+static PyObject *fast_decode_corrected(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"data", "errors", NULL};
+    PyObject *obj;
+    const char *errors = NULL;
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|s:decode_corrected", kwlist, &obj, &errors))
+        return NULL;
+    int h = corrected_handler(errors);
+    return h < 0 ? NULL : c8_decode_obj(obj, h, C8_AS_ARRAY);
+}
+
+PyDoc_STRVAR(decode_corrected_text_doc,
+"decode_corrected_text(data, errors='strict') -> str | None\n\n"
+"decode_corrected's code points as a str (surrogates included), or None when one\n"
+"is above U+10FFFF, which a str cannot hold. The same decoding, errors and\n"
+"exceptions as decode_corrected.");
+
+static PyObject *fast_decode_corrected_text(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"data", "errors", NULL};
+    PyObject *obj;
+    const char *errors = NULL;
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|s:decode_corrected_text", kwlist, &obj,
+                                     &errors))
+        return NULL;
+    int h = corrected_handler(errors);
+    return h < 0 ? NULL : c8_decode_obj(obj, h, C8_AS_TEXT);
+}
+
+PyDoc_STRVAR(corrected_first_error_doc,
+"corrected_first_error(data) -> None | (start, end, reason)\n\n"
+"What decode_corrected(data) in strict mode raises, without raising: None when it\n"
+"decodes, else its UnicodeDecodeError's start, end and reason.");
+
+static PyObject *fast_corrected_first_error(PyObject *self, PyObject *obj) {
+    (void)self;
+    return c8_decode_obj(obj, H_STRICT, C8_FIRST_ERROR);
 }
 
 PyDoc_STRVAR(corrected_error_spans_doc,
@@ -752,6 +835,12 @@ static PyObject *fast_set_path(PyObject *self, PyObject *arg) {
     return prev;
 }
 
+static PyObject *fast_current_path(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    return Py_BuildValue("(ss)", PATH_NAMES[g_path_id], g_forced ? "forced" : "auto");
+}
+
 static PyObject *fast_info(PyObject *self, PyObject *unused) {
     (void)self;
     (void)unused;
@@ -800,14 +889,20 @@ static PyMethodDef methods[] = {
     {"decode", (PyCFunction)(void (*)(void))fast_decode, METH_VARARGS | METH_KEYWORDS,
      decode_doc},
     {"validate", fast_validate, METH_O, validate_doc},
+    {"first_error", fast_first_error, METH_O, first_error_doc},
     {"error_spans", fast_error_spans, METH_O, error_spans_doc},
     {"decode_corrected", (PyCFunction)(void (*)(void))fast_decode_corrected,
      METH_VARARGS | METH_KEYWORDS, decode_corrected_doc},
+    {"decode_corrected_text", (PyCFunction)(void (*)(void))fast_decode_corrected_text,
+     METH_VARARGS | METH_KEYWORDS, decode_corrected_text_doc},
+    {"corrected_first_error", fast_corrected_first_error, METH_O, corrected_first_error_doc},
     {"encode_corrected", fast_encode_corrected, METH_O, encode_corrected_doc},
     {"corrected_error_spans", fast_corrected_error_spans, METH_O, corrected_error_spans_doc},
     {"info", fast_info, METH_NOARGS,
      "info() -> dict: the selected code path, whether it was forced, the paths built and "
      "available here, and the CPU features."},
+    {"path", fast_current_path, METH_NOARGS,
+     "path() -> (selected, mode): info()'s 'selected' and 'mode' alone, cheaply."},
     {"set_path", fast_set_path, METH_O,
      "set_path(name) -> previous: force a code path (scalar, sse2, ssse3, avx2, avx512) or "
      "'auto'. "
