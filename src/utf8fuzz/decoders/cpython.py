@@ -75,6 +75,7 @@ from utf8fuzz.outcome import Outcome, Reason, Token
 
 HANDLER = "utf8fuzz.record"
 PASS_HANDLER = "utf8fuzz.record-surrogatepass"
+BASED_HANDLER = "utf8fuzz.record-based"
 BOM = codecs.BOM_UTF8
 
 
@@ -86,26 +87,55 @@ def reason_of(exc: UnicodeDecodeError) -> Reason:
 
 
 class _Recorder:
-    """Where the registered handlers write; ``base`` is the absolute offset of the
-    first byte of the object the codec is decoding right now."""
+    """Where the registered handlers write. ``handle`` records the codec's own
+    offsets, which are absolute when the codec decodes the whole input (``spans``,
+    ``surrogatepass``; ``utf-8-sig`` adds its BOM's 3 itself); ``handle_based``
+    adds ``base``, the absolute offset of the first byte of the object the codec is
+    decoding right now (the incremental decoder's buffer), and keeps the raw offsets.
+
+    The handler runs for every error of every sampled fuzz input (about 20 on a
+    64-byte one), so it does little: the lists are bound once and cleared in place
+    by :meth:`reset` (nobody keeps them past the decode that filled them)."""
 
     def __init__(self) -> None:
         self.events: list[Event] = []
         self.raw: list[tuple[int, int]] = []
         self.base = 0
+        self.handle = self._handler()
+        self.handle_based = self._based_handler()
 
     def reset(self, base: int = 0) -> None:
-        self.events, self.raw, self.base = [], [], base
+        self.events.clear()
+        self.raw.clear()
+        self.base = base
 
-    def handle(self, exc: UnicodeError) -> tuple[str, int]:
-        # called for every error of every fuzz input: reason_of() inlined
-        if not isinstance(exc, UnicodeDecodeError):
-            raise exc
-        start, end, base = exc.start, exc.end, self.base
-        self.raw.append((start, end))
-        self.events.append((base + start, base + end,
-                            "truncated" if exc.reason == _END_OF_DATA else "illegal"))
-        return "", end
+    def _handler(self) -> Callable[[UnicodeError], tuple[str, int]]:
+        record = self.events.append
+
+        def handle(exc: UnicodeError) -> tuple[str, int]:
+            if type(exc) is not UnicodeDecodeError and not isinstance(exc, UnicodeDecodeError):
+                raise exc
+            end = exc.end
+            # reason_of() inlined
+            record((exc.start, end,
+                    "truncated" if exc.reason == "unexpected end of data" else "illegal"))
+            return "", end
+
+        return handle
+
+    def _based_handler(self) -> Callable[[UnicodeError], tuple[str, int]]:
+        record, record_raw = self.events.append, self.raw.append
+
+        def handle_based(exc: UnicodeError) -> tuple[str, int]:
+            if not isinstance(exc, UnicodeDecodeError):
+                raise exc
+            start, end, base = exc.start, exc.end, self.base
+            record_raw((start, end))
+            record((base + start, base + end,
+                    "truncated" if exc.reason == "unexpected end of data" else "illegal"))
+            return "", end
+
+        return handle_based
 
     def handle_pass(self, exc: UnicodeError) -> tuple[str | bytes, int]:
         # surrogatepass passes only a surrogate, whose 3-byte form always begins
@@ -125,6 +155,7 @@ class _Recorder:
 _surrogatepass = codecs.lookup_error("surrogatepass")
 _REC = _Recorder()
 codecs.register_error(HANDLER, _REC.handle)
+codecs.register_error(BASED_HANDLER, _REC.handle_based)
 codecs.register_error(PASS_HANDLER, _REC.handle_pass)
 
 
@@ -298,20 +329,26 @@ class Incremental(Recording):
         self.splits = splits
         self.last_raw: list[tuple[int, int]] = []
 
+    def _cuts(self, data: bytes) -> list[int]:
+        """``splits(data)`` and the final flush's cut ``len(data)``."""
+        return [*self.splits(data), len(data)]
+
     def run(self, data: bytes) -> Outcome:
-        dec = codecs.getincrementaldecoder("utf-8")(HANDLER)
-        _REC.reset()
+        dec = codecs.getincrementaldecoder("utf-8")(BASED_HANDLER)
+        rec = _REC
+        rec.reset()
         parts: list[str] = []
-        prev = 0
-        for cut in [*self.splits(data), len(data)]:
-            # getstate()[0], without a Python call per chunk when that is what it is
-            held = len(dec.buffer if _PLAIN_BUFFERED else dec.getstate()[0])
+        append, feed, n, prev = parts.append, dec.decode, len(data), 0
+        plain = _PLAIN_BUFFERED
+        for cut in self._cuts(data):
             # The codec decodes (held-back bytes + chunk): its offsets start there.
-            _REC.base = prev - held
-            parts.append(dec.decode(data[prev:cut], final=cut == len(data)))
+            # The held-back bytes are getstate()[0], read directly when that is
+            # what it is (no Python call per chunk).
+            rec.base = prev - len(dec.buffer if plain else dec.getstate()[0])
+            append(feed(data[prev:cut], cut == n))
             prev = cut
-        self.last_raw = list(_REC.raw)
-        toks = tile_text(data, "".join(parts), _REC.events)
+        self.last_raw = list(rec.raw)
+        toks = tile_text(data, "".join(parts), rec.events)
         return Outcome.from_tokens(toks, len(data), data=data, check=False)
 
     def _feed(self, data: bytes, errors: str) -> str:
@@ -320,7 +357,7 @@ class Incremental(Recording):
         dec = codecs.getincrementaldecoder("utf-8")(errors)
         parts: list[str] = []
         prev = 0
-        for cut in [*self.splits(data), len(data)]:
+        for cut in self._cuts(data):
             held = len(dec.getstate()[0]) if errors == "strict" else 0
             try:
                 parts.append(dec.decode(data[prev:cut], final=cut == len(data)))
@@ -336,6 +373,8 @@ class Incremental(Recording):
             if not _PLAIN_BUFFERED:
                 return _screen_text(self._feed(data, "replace"),
                                     lambda: self._feed(data, "strict"))
+            if self.splits is input_splits:
+                return self._screen_input_splits(data)
             return self._screen_buffered(data)
         except Exception:
             return None
@@ -343,30 +382,77 @@ class Incremental(Recording):
     def _screen_buffered(self, data: bytes) -> dict[str, Any]:
         """One replace-mode pass of the written-out incremental decoder (see the
         module docstring), the first error from repeating in strict mode the first
-        call whose text has a U+FFFD."""
+        call whose text has a U+FFFD. It runs on every fuzz input: names are local
+        and the loop after the first error checks nothing."""
         n = len(data)
         decode = codecs.utf_8_decode
         parts: list[str] = []
+        append = parts.append
         # The first error as plain values: keeping the exception would keep its
         # traceback, whose frame holds the exception - a cycle only the GC frees.
-        first: tuple[int, int, str | None] | None = None
+        first: tuple[int, int, str] | None = None
         base = 0  # the first byte held back (not yet consumed)
-        searching = True
-        for cut in [*self.splits(data), n]:
+        cuts = iter(self._cuts(data))
+        for cut in cuts:
             final = cut == n
-            chunk = data[base:cut]
-            text, used = decode(chunk, "replace", final)
-            parts.append(text)
-            if searching and "\ufffd" in text:
+            text, used = decode(data[base:cut], "replace", final)
+            append(text)
+            if "\ufffd" in text:
                 try:
-                    decode(chunk, "strict", final)
+                    decode(data[base:cut], "strict", final)
                 except UnicodeDecodeError as e:
-                    first, searching = (base + e.start, base + e.end, reason_of(e)), False
+                    first = (base + e.start, base + e.end,
+                             "truncated" if e.reason == _END_OF_DATA else "illegal")
+                    base += used
+                    break
+            base += used
+        for cut in cuts:  # the rest, after the first error
+            text, used = decode(data[base:cut], "replace", cut == n)
+            append(text)
             base += used
         text = "".join(parts)
         if first is None:
             return _no_error(text)
         return {"replace": text, "strict": first[:2], "reason": first[2]}
+
+
+    @staticmethod
+    def _screen_input_splits(data: bytes) -> dict[str, Any]:
+        """:meth:`_screen_buffered` for the cuts of :func:`input_splits` (the fuzz
+        loop's), computed as it goes by the same rule rather than listed first: this
+        runs on every fuzz input (tests hold it equal to the slow path)."""
+        n = len(data)
+        decode = codecs.utf_8_decode
+        parts: list[str] = []
+        append = parts.append
+        first: tuple[int, int, str] | None = None  # plain values, as in _screen_buffered
+        base = prev = 0  # the first byte held back; the last cut
+        while prev < n:
+            cut = prev + 1 + (data[prev] & 3)  # input_splits' rule
+            if cut > n:
+                cut = n
+            final = cut == n
+            text, used = decode(data[base:cut], "replace", final)
+            append(text)
+            if first is None and "\ufffd" in text:
+                try:
+                    decode(data[base:cut], "strict", final)
+                except UnicodeDecodeError as e:
+                    first = (base + e.start, base + e.end,
+                             "truncated" if e.reason == _END_OF_DATA else "illegal")
+            base += used
+            prev = cut
+        append(decode(data[base:], "replace", True)[0])  # the flush, cut len(data)
+        text = "".join(parts)
+        if first is None:
+            return _no_error(text)
+        return {"replace": text, "strict": first[:2], "reason": first[2]}
+
+
+# What codecs.decode(data, "utf-8-sig", errors) calls: the codec registry caches a
+# lookup for the life of the process, so this is the same function, minus the
+# name normalisation and lookup on every call.
+_SIG_DECODE = codecs.lookup("utf-8-sig").decode
 
 
 class Utf8Sig(Recording):
@@ -381,24 +467,32 @@ class Utf8Sig(Recording):
     name = "cpython:utf-8-sig"
 
     def __init__(self) -> None:
-        self.last_raw: list[tuple[int, int]] = []
+        self._last_events: tuple[Event, ...] = ()
+
+    @property
+    def last_raw(self) -> list[tuple[int, int]]:
+        """The last run's error spans as the codec gave them (after the BOM)."""
+        return [(s, e) for s, e, _ in self._last_events]
 
     def run(self, data: bytes) -> Outcome:
         base = 3 if data.startswith(BOM) else 0
-        _REC.reset(base)
-        text = codecs.decode(data, "utf-8-sig", HANDLER)
-        self.last_raw = list(_REC.raw)
-        toks = tile_text(data, text, _REC.events, offset=base)
+        _REC.reset()
+        text = _SIG_DECODE(data, HANDLER)[0]
+        events = _REC.events
+        self._last_events = tuple(events)
+        if base:  # the codec's offsets come after the BOM it stripped
+            events = [(s + 3, e + 3, r) for s, e, r in events]
+        toks = tile_text(data, text, events, offset=base)
         if base:
             toks = (Token("char", 0xFEFF, 0, 3), *toks)
-        prov = {**self.versions(), "signature": "stripped" if base else "none"}
+        prov = {**self._provenance(), "signature": "stripped" if base else "none"}
         return Outcome.from_tokens(toks, len(data), prov, data=data, check=False)
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
         try:
             base = 3 if data.startswith(BOM) else 0
-            text = codecs.decode(data, "utf-8-sig", "replace")
-            out = _screen_text(text, lambda: codecs.decode(data, "utf-8-sig"), base)
+            text = _SIG_DECODE(data, "replace")[0]
+            out = _screen_text(text, lambda: _SIG_DECODE(data), base)
         except Exception:
             return None
         if base:
