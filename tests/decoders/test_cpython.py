@@ -204,3 +204,45 @@ def test_recording_screens_every_text_view_when_no_error_is_met():
     seen = cpython.Recording().screen("é\ufffd".encode())
     assert seen == {"replace": "é\ufffd", "ignore": "é\ufffd", "escape": "é\ufffd",
                     "spans": (), "strict": None, "reason": None}
+
+
+# The Python recording handlers (used when utf8fuzz.decoders._native is not built),
+# registered under their own names, against the ones the adapters use.
+_PY_REC = cpython._Recorder(native=None)
+codecs.register_error("test.cpython.record", _PY_REC.handle)
+codecs.register_error("test.cpython.record-based", _PY_REC.handle_based)
+codecs.register_error("test.cpython.record-pass", _PY_REC.handle_pass)
+
+
+def _recorded(rec, data, handler, base):
+    rec.reset()
+    rec.set_base(base)
+    text = data.decode("utf-8", handler)
+    return text, list(rec.events), list(rec.raw)
+
+
+@pytest.mark.skipif(cpython._native is None, reason="utf8fuzz.decoders._native is not built")
+@settings(max_examples=300, deadline=None)
+@given(utf8ish, st.integers(0, 70))
+def test_c_and_python_recording_handlers_record_the_same(data, base):
+    rec = cpython._REC
+    for mine, theirs in ((cpython.HANDLER, "test.cpython.record"),
+                         (cpython.BASED_HANDLER, "test.cpython.record-based"),
+                         (cpython.PASS_HANDLER, "test.cpython.record-pass")):
+        assert _recorded(rec, data, mine, base) == _recorded(_PY_REC, data, theirs, base)
+    rec.set_base(0)
+
+
+@pytest.mark.parametrize("rec", ["native", "python"])
+def test_recording_handlers_raise_what_is_not_a_decode_error(rec):
+    if rec == "native" and cpython._native is None:
+        pytest.skip("utf8fuzz.decoders._native is not built")
+    r = cpython._REC if rec == "native" else _PY_REC
+    exc = UnicodeEncodeError("ascii", "\xe9", 0, 1, "ordinal not in range(128)")
+    for handle in (r.handle, r.handle_based):
+        with pytest.raises(UnicodeEncodeError):
+            handle(exc)
+    # surrogatepass encodes a surrogate, and raises for anything else
+    assert r.handle_pass(UnicodeEncodeError("utf-8", "\ud800", 0, 1, "x")) == (b"\xed\xa0\x80", 1)
+    with pytest.raises(UnicodeEncodeError):
+        r.handle_pass(exc)

@@ -716,6 +716,123 @@ done:
     return res;
 }
 
+/* ---- CPython's recording error handlers ------------------------------------- */
+
+/* The CPython adapters' full path records every error of every sampled fuzz input
+ * (about 20 on a 64-byte one) through a handler registered with codecs; as a Python
+ * function it cost more than the codec's decode itself. These do what
+ * utf8fuzz.decoders.cpython's Python handlers do: append (start, end, reason) to the
+ * module's list `recorded` and return ("", end), nothing in place of the error, go
+ * on after it. record_based also adds `base` (set by record_base()) to the offsets
+ * and appends the codec's own (start, end) to `recorded_raw`. */
+static PyObject *recorded, *recorded_raw, *S_empty, *S_end_of_data;
+static Py_ssize_t record_base_value;
+
+static PyObject *record_one(PyObject *exc, int raw)
+{
+    if (!PyObject_TypeCheck(exc, (PyTypeObject *)PyExc_UnicodeDecodeError)) {
+        if (PyExceptionInstance_Check(exc))
+            PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);  /* as `raise exc` */
+        else
+            PyErr_SetString(PyExc_TypeError, "the handler expects a UnicodeDecodeError");
+        return NULL;
+    }
+    Py_ssize_t start, end;
+    if (PyUnicodeDecodeError_GetStart(exc, &start) < 0 ||
+        PyUnicodeDecodeError_GetEnd(exc, &end) < 0)
+        return NULL;
+    PyObject *reason = PyUnicodeDecodeError_GetReason(exc);
+    if (!reason)
+        return NULL;
+    int eq = PyUnicode_Compare(reason, S_end_of_data);
+    Py_DECREF(reason);
+    if (eq == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t b = raw ? record_base_value : 0;
+    PyObject *ev = Py_BuildValue("(nnO)", b + start, b + end, eq == 0 ? S_truncated : S_illegal);
+    if (!ev)
+        return NULL;
+    int r = PyList_Append(recorded, ev);
+    Py_DECREF(ev);
+    if (r < 0)
+        return NULL;
+    if (raw) {
+        PyObject *rw = Py_BuildValue("(nn)", start, end);
+        if (!rw)
+            return NULL;
+        r = PyList_Append(recorded_raw, rw);
+        Py_DECREF(rw);
+        if (r < 0)
+            return NULL;
+    }
+    return Py_BuildValue("(On)", S_empty, end);
+}
+
+PyDoc_STRVAR(record_doc,
+"record(exc)\n\n"
+"A codecs error handler: appends (exc.start, exc.end, reason) to\n"
+"`recorded` (reason 'truncated' for CPython's 'unexpected end of data', else\n"
+"'illegal') and returns ('', exc.end). Any other exception is raised.");
+
+static PyObject *record(PyObject *mod, PyObject *exc)
+{
+    return record_one(exc, 0);
+}
+
+PyDoc_STRVAR(record_based_doc,
+"record_based(exc)\n\n"
+"record(exc) with base (record_base()) added to the offsets, and (exc.start,\n"
+"exc.end) appended to `recorded_raw`.");
+
+static PyObject *record_based(PyObject *mod, PyObject *exc)
+{
+    return record_one(exc, 1);
+}
+
+PyDoc_STRVAR(record_pass_doc,
+"record_pass(exc)\n\n"
+"surrogatepass, recording what it cannot pass: CPython's own surrogatepass handler\n"
+"on an error starting with ED (the lead byte of every encoded surrogate), record(exc)\n"
+"on any other error and on one surrogatepass raises for.");
+
+static PyObject *surrogatepass_handler;
+
+static PyObject *record_pass(PyObject *mod, PyObject *exc)
+{
+    if (PyObject_TypeCheck(exc, (PyTypeObject *)PyExc_UnicodeDecodeError)) {
+        /* anything but ED surrogatepass would raise for, at the cost of an exception */
+        Py_ssize_t start;
+        PyObject *obj = PyUnicodeDecodeError_GetObject(exc);
+        if (!obj)
+            return NULL;
+        int ed = PyUnicodeDecodeError_GetStart(exc, &start) == 0 &&
+                 start < PyBytes_GET_SIZE(obj) &&
+                 (unsigned char)PyBytes_AS_STRING(obj)[start] == 0xED;
+        Py_DECREF(obj);
+        if (!ed)
+            return PyErr_Occurred() ? NULL : record_one(exc, 0);
+    }
+    PyObject *r = PyObject_CallOneArg(surrogatepass_handler, exc);
+    if (r || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+        return r;
+    PyErr_Clear();  /* it raised the error itself: record it instead */
+    return record_one(exc, 0);
+}
+
+PyDoc_STRVAR(record_base_doc,
+"record_base(base)\n\n"
+"The absolute offset of the first byte of what the codec decodes next (added to\n"
+"the offsets record_based appends); 0 after import.");
+
+static PyObject *record_base(PyObject *mod, PyObject *arg)
+{
+    Py_ssize_t b = PyLong_AsSsize_t(arg);
+    if (b == -1 && PyErr_Occurred())
+        return NULL;
+    record_base_value = b;
+    Py_RETURN_NONE;
+}
+
 /* ---- iconv ---------------------------------------------------------------------- */
 
 enum { OUT_UTF32LE = 0, OUT_HOST32 = 1, OUT_UTF8 = 2 };
@@ -915,6 +1032,10 @@ static PyMethodDef methods[] = {
     {"tile", (PyCFunction)(void (*)(void))tile_entry, METH_FASTCALL, tile_doc},
     {"tile_text", (PyCFunction)(void (*)(void))tile_text_entry, METH_FASTCALL,
      tile_text_doc},
+    {"record", record, METH_O, record_doc},
+    {"record_based", record_based, METH_O, record_based_doc},
+    {"record_pass", record_pass, METH_O, record_pass_doc},
+    {"record_base", record_base, METH_O, record_base_doc},
     {"iconv_run", (PyCFunction)(void (*)(void))iconv_run, METH_FASTCALL, iconv_run_doc},
     {"iconv_convert", (PyCFunction)(void (*)(void))iconv_convert, METH_FASTCALL,
      iconv_convert_doc},
@@ -947,7 +1068,20 @@ PyMODINIT_FUNC PyInit__native(void)
         !(K_strict = PyUnicode_InternFromString("strict")) ||
         !(K_spans = PyUnicode_InternFromString("spans")) ||
         !(K_reason = PyUnicode_InternFromString("reason")) ||
-        !(K_replace = PyUnicode_InternFromString("replace")))
+        !(K_replace = PyUnicode_InternFromString("replace")) ||
+        !(S_empty = PyUnicode_New(0, 0)) ||
+        !(S_end_of_data = PyUnicode_InternFromString("unexpected end of data")) ||
+        !(recorded = PyList_New(0)) || !(recorded_raw = PyList_New(0)) ||
+        !(surrogatepass_handler = PyCodec_LookupError("surrogatepass")))
         return NULL;
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (!m)
+        return NULL;
+    /* the lists the record handlers append to */
+    if (PyModule_AddObjectRef(m, "recorded", recorded) < 0 ||
+        PyModule_AddObjectRef(m, "recorded_raw", recorded_raw) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

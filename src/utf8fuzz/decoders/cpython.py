@@ -73,6 +73,11 @@ from utf8fuzz.decoders._tiling import Event, tile_text
 from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.outcome import Outcome, Reason, Token
 
+try:
+    from utf8fuzz.decoders import _native
+except ImportError:  # not built: the recording handlers are Python functions
+    _native = None  # type: ignore[assignment]
+
 HANDLER = "utf8fuzz.record"
 PASS_HANDLER = "utf8fuzz.record-surrogatepass"
 BASED_HANDLER = "utf8fuzz.record-based"
@@ -90,30 +95,45 @@ class _Recorder:
     """Where the registered handlers write. ``handle`` records the codec's own
     offsets, which are absolute when the codec decodes the whole input (``spans``,
     ``surrogatepass``; ``utf-8-sig`` adds its BOM's 3 itself); ``handle_based``
-    adds ``base``, the absolute offset of the first byte of the object the codec is
-    decoding right now (the incremental decoder's buffer), and keeps the raw offsets.
+    adds the base set by ``set_base`` (the absolute offset of the first byte of the
+    object the codec is decoding right now: the incremental decoder's buffer) and
+    keeps the raw offsets.
 
     The handler runs for every error of every sampled fuzz input (about 20 on a
-    64-byte one), so it does little: the lists are bound once and cleared in place
-    by :meth:`reset` (nobody keeps them past the decode that filled them)."""
+    64-byte one), and as a Python function it cost more than the decode: when
+    :mod:`utf8fuzz.decoders._native` is built, the handlers are its C ``record``,
+    ``record_based`` and ``record_pass``, which do the same, and the lists are its
+    ``recorded`` and ``recorded_raw``. Either way the lists are cleared in place by
+    :meth:`reset` (nobody keeps them past the decode that filled them)."""
 
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-        self.raw: list[tuple[int, int]] = []
-        self.base = 0
-        self.handle = self._handler()
-        self.handle_based = self._based_handler()
+    def __init__(self, native: Any = _native) -> None:
+        self.handle: Callable[[UnicodeError], tuple[str, int]]
+        self.handle_based: Callable[[UnicodeError], tuple[str, int]]
+        self.handle_pass: Callable[[UnicodeError], tuple[str | bytes, int]]
+        self.set_base: Callable[[int], None]
+        if native is not None:
+            self.events: list[Event] = native.recorded
+            self.raw: list[tuple[int, int]] = native.recorded_raw
+            self.handle, self.handle_based = native.record, native.record_based
+            self.handle_pass = native.record_pass
+            self.set_base = native.record_base
+        else:
+            self.events, self.raw = [], []
+            self.handle, self.handle_based, self.set_base = self._handlers()
+            self.handle_pass = self._handle_pass
 
-    def reset(self, base: int = 0) -> None:
+    def reset(self) -> None:
         self.events.clear()
         self.raw.clear()
-        self.base = base
 
-    def _handler(self) -> Callable[[UnicodeError], tuple[str, int]]:
-        record = self.events.append
+    def _handlers(self) -> tuple[Callable[[UnicodeError], tuple[str, int]],
+                                 Callable[[UnicodeError], tuple[str, int]],
+                                 Callable[[int], None]]:
+        record, record_raw = self.events.append, self.raw.append
+        based = [0]
 
         def handle(exc: UnicodeError) -> tuple[str, int]:
-            if type(exc) is not UnicodeDecodeError and not isinstance(exc, UnicodeDecodeError):
+            if not isinstance(exc, UnicodeDecodeError):
                 raise exc
             end = exc.end
             # reason_of() inlined
@@ -121,23 +141,21 @@ class _Recorder:
                     "truncated" if exc.reason == "unexpected end of data" else "illegal"))
             return "", end
 
-        return handle
-
-    def _based_handler(self) -> Callable[[UnicodeError], tuple[str, int]]:
-        record, record_raw = self.events.append, self.raw.append
-
         def handle_based(exc: UnicodeError) -> tuple[str, int]:
             if not isinstance(exc, UnicodeDecodeError):
                 raise exc
-            start, end, base = exc.start, exc.end, self.base
+            start, end, base = exc.start, exc.end, based[0]
             record_raw((start, end))
             record((base + start, base + end,
                     "truncated" if exc.reason == "unexpected end of data" else "illegal"))
             return "", end
 
-        return handle_based
+        def set_base(base: int) -> None:
+            based[0] = base
 
-    def handle_pass(self, exc: UnicodeError) -> tuple[str | bytes, int]:
+        return handle, handle_based, set_base
+
+    def _handle_pass(self, exc: UnicodeError) -> tuple[str | bytes, int]:
         # surrogatepass passes only a surrogate, whose 3-byte form always begins
         # with ED (U+D800..U+DFFF is 1110_1101 ...): anything else it would raise
         # for, at the cost of an exception, so go straight to recording
@@ -338,13 +356,13 @@ class Incremental(Recording):
         rec = _REC
         rec.reset()
         parts: list[str] = []
-        append, feed, n, prev = parts.append, dec.decode, len(data), 0
+        append, feed, set_base, n, prev = parts.append, dec.decode, rec.set_base, len(data), 0
         plain = _PLAIN_BUFFERED
         for cut in self._cuts(data):
             # The codec decodes (held-back bytes + chunk): its offsets start there.
             # The held-back bytes are getstate()[0], read directly when that is
             # what it is (no Python call per chunk).
-            rec.base = prev - len(dec.buffer if plain else dec.getstate()[0])
+            set_base(prev - len(dec.buffer if plain else dec.getstate()[0]))
             append(feed(data[prev:cut], cut == n))
             prev = cut
         self.last_raw = list(rec.raw)
