@@ -64,6 +64,10 @@ _CORRECTED_REASONS = {
 }
 
 
+#: one-byte spans starting before this have their tokens made once (_Fast._ONE_BYTE)
+_ONE_BYTE_SPANS = 256
+
+
 def _unicode_len(b: int) -> int:
     """Corrigendum #1, Table 3.1B: the length a lead byte begins (0: none)."""
     if b < 0x80:
@@ -129,6 +133,21 @@ class _Fast(Decoder):
 
     #: lead bytes whose error is a reserved unit (a token of kind "reserved")
     RESERVED_LEADS: frozenset[int] = frozenset()
+    #: by the lead byte of a span: its token's kind, and its reason unless it reaches
+    #: the end of the input (made from RESERVED_LEADS by __init_subclass__)
+    _SPAN_KINDS: tuple[tuple[str, str | None], ...] = (("error", "illegal"),) * 256
+
+    #: by lead byte, then start: the token of a one-byte span that does not reach the
+    #: end of the input (the tokens shared by lead bytes of the same kind)
+    _ONE_BYTE: tuple[tuple[Token, ...], ...] = ()
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        cls._SPAN_KINDS = tuple(("reserved", None) if b in cls.RESERVED_LEADS
+                                else ("error", "illegal") for b in range(256))
+        made = {kw: tuple(Token(kw[0], None, a, a + 1, kw[1]) for a in range(_ONE_BYTE_SPANS))
+                for kw in set(cls._SPAN_KINDS)}
+        cls._ONE_BYTE = tuple(made[kw] for kw in cls._SPAN_KINDS)
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
         try:
@@ -174,7 +193,8 @@ class _Fast(Decoder):
         views they give; None when the two cannot be read together."""
         n, nchars = len(data), len(chars)
         lengths = self.LEAD_LENGTHS
-        reserved = self.RESERVED_LEADS
+        span_kinds = self._SPAN_KINDS
+        one_byte = self._ONE_BYTE
         make = tuple.__new__  # Token._make without its Python-level call
         toks: list[Token] = []
         ignore: list[int] = []
@@ -196,15 +216,16 @@ class _Fast(Decoder):
             if k >= nchars or chars[k] != REPLACEMENT or b <= a:
                 return None
             k += 1
-            if data[a] in reserved:
-                toks.append(make(Token, ("reserved", None, a, b, None)))
+            lead = data[a]
+            if b == a + 1 and b < n and a < _ONE_BYTE_SPANS:
+                # the commonest token of a fuzz input, made once per class and place
+                toks.append(one_byte[lead][a])
+                escape.append(0xDC00 + lead)
             else:
-                # only an error that reaches the end can be truncated
-                why = "illegal" if b < n else self._error_reason(data, a, b)
-                toks.append(make(Token, ("error", None, a, b, why)))
-            if b == a + 1:
-                escape.append(0xDC00 + data[a])
-            else:
+                kind, why = span_kinds[lead]
+                if why is not None and b >= n:  # only an error reaching the end can be truncated
+                    why = self._error_reason(data, a, b)
+                toks.append(make(Token, (kind, None, a, b, why)))
                 escape.extend([0xDC00 + x for x in data[a:b]])
             pos = b
         if pos != n or k != nchars:
