@@ -833,6 +833,107 @@ static PyObject *record_base(PyObject *mod, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* ---- the CPython incremental decoder's screen ---------------------------------- */
+
+PyDoc_STRVAR(incremental_screen_doc,
+"incremental_screen(decode, data)\n\n"
+"utf8fuzz.decoders.cpython.Incremental._screen_input_splits with the loop in C: the\n"
+"written-out incremental decoder, decode (codecs.utf_8_decode) called on (held-back\n"
+"bytes + chunk) in replace mode for each chunk of input_splits(data) and the flush,\n"
+"the first call whose text has a U+FFFD repeated in strict mode. Returns (text,\n"
+"None) or (text, (start, end), reason) for the first error, offsets absolute.");
+
+/* The screen runs on every fuzz input, about 15 chunks on a 64-byte one; the codec
+ * calls stay the same Python-level calls, only the loop around them is C. */
+static PyObject *incremental_screen(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyBytes_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "expected (decode, bytes)");
+        return NULL;
+    }
+    PyObject *decode = args[0], *data = args[1];
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(data);
+    Py_ssize_t n = PyBytes_GET_SIZE(data), base = 0, prev = 0;
+    PyObject *parts = PyList_New(0), *first = NULL, *reason = NULL, *res = NULL;
+    if (!parts)
+        return NULL;
+    for (int flush = 0; !flush;) {
+        Py_ssize_t cut;
+        if (prev < n) {
+            cut = prev + 1 + (p[prev] & 3);  /* input_splits' rule */
+            if (cut > n) cut = n;
+        } else {
+            cut = n;  /* the flush: what is held back, final */
+            flush = 1;
+        }
+        PyObject *fin = cut == n ? Py_True : Py_False;
+        PyObject *chunk = PyBytes_FromStringAndSize((const char *)p + base, cut - base);
+        if (!chunk)
+            goto done;
+        PyObject *cargs[3] = {chunk, K_replace, fin};
+        PyObject *r = PyObject_Vectorcall(decode, cargs, 3, NULL);
+        Py_ssize_t used;
+        if (!r || !PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2 ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(r, 0)) ||
+            ((used = PyLong_AsSsize_t(PyTuple_GET_ITEM(r, 1))) == -1 && PyErr_Occurred())) {
+            if (r && !PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "decode did not return (str, int)");
+            Py_XDECREF(r);
+            Py_DECREF(chunk);
+            goto done;
+        }
+        PyObject *text = PyTuple_GET_ITEM(r, 0);
+        int bad = PyList_Append(parts, text);
+        if (!bad && !first &&
+            PyUnicode_FindChar(text, 0xFFFD, 0, PyUnicode_GET_LENGTH(text), 1) >= 0) {
+            PyObject *sargs[3] = {chunk, K_strict, fin};
+            PyObject *ok = PyObject_Vectorcall(decode, sargs, 3, NULL);
+            if (ok) {
+                Py_DECREF(ok);  /* the U+FFFD was the input's */
+            } else if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+                /* the values only: no exception (and no traceback) is kept */
+                PyObject *type, *exc, *tb;
+                PyErr_Fetch(&type, &exc, &tb);
+                PyErr_NormalizeException(&type, &exc, &tb);
+                Py_XDECREF(type);
+                Py_XDECREF(tb);
+                Py_ssize_t s, e;
+                if (PyUnicodeDecodeError_GetStart(exc, &s) < 0 ||
+                    PyUnicodeDecodeError_GetEnd(exc, &e) < 0 ||
+                    !(reason = PyUnicodeDecodeError_GetReason(exc))) {
+                    bad = 1;
+                } else {
+                    int eq = PyUnicode_Compare(reason, S_end_of_data);
+                    Py_SETREF(reason, Py_NewRef(eq == 0 ? S_truncated : S_illegal));
+                    if (eq == -1 && PyErr_Occurred())
+                        bad = 1;
+                    else if (!(first = Py_BuildValue("(nn)", base + s, base + e)))
+                        bad = 1;
+                }
+                Py_DECREF(exc);
+            } else {
+                bad = 1;
+            }
+        }
+        Py_DECREF(r);
+        Py_DECREF(chunk);
+        if (bad)
+            goto done;
+        base += used;
+        prev = cut;
+    }
+    PyObject *text = PyUnicode_Join(S_empty, parts);
+    if (!text)
+        goto done;
+    res = first ? PyTuple_Pack(3, text, first, reason) : PyTuple_Pack(2, text, Py_None);
+    Py_DECREF(text);
+done:
+    Py_DECREF(parts);
+    Py_XDECREF(first);
+    Py_XDECREF(reason);
+    return res;
+}
+
 /* ---- iconv ---------------------------------------------------------------------- */
 
 enum { OUT_UTF32LE = 0, OUT_HOST32 = 1, OUT_UTF8 = 2 };
@@ -1036,6 +1137,8 @@ static PyMethodDef methods[] = {
     {"record_based", record_based, METH_O, record_based_doc},
     {"record_pass", record_pass, METH_O, record_pass_doc},
     {"record_base", record_base, METH_O, record_base_doc},
+    {"incremental_screen", (PyCFunction)(void (*)(void))incremental_screen, METH_FASTCALL,
+     incremental_screen_doc},
     {"iconv_run", (PyCFunction)(void (*)(void))iconv_run, METH_FASTCALL, iconv_run_doc},
     {"iconv_convert", (PyCFunction)(void (*)(void))iconv_convert, METH_FASTCALL,
      iconv_convert_doc},

@@ -20,6 +20,10 @@ characters; :func:`utf8fuzz.decoders._tiling.tile_text` then gives every charact
 span and checks the text re-encodes the bytes between errors (so the tokens tile
 the input by construction, and the outcome does not check it again). CPython's reason
 ``"unexpected end of data"`` is ``truncated``; every other reason is ``illegal``.
+The handlers and the tiling run once per error and per character of every sampled
+fuzz input, so both are in C (:mod:`utf8fuzz.decoders._native`) when it is built,
+with the Python ones as the fallback (tests hold them equal); the codec calls are
+CPython's own either way.
 
 *When a strict decoder succeeds* there was nothing to replace, so its text is its
 replace, ignore and escape view too, and ``spans`` is empty: a strict outcome on
@@ -392,6 +396,11 @@ class Incremental(Recording):
                 return _screen_text(self._feed(data, "replace"),
                                     lambda: self._feed(data, "strict"))
             if self.splits is input_splits:
+                if _native is not None and type(data) is bytes:
+                    r = _native.incremental_screen(codecs.utf_8_decode, data)
+                    if r[1] is None:
+                        return _no_error(r[0])
+                    return {"replace": r[0], "strict": r[1], "reason": r[2]}
                 return self._screen_input_splits(data)
             return self._screen_buffered(data)
         except Exception:
@@ -438,7 +447,9 @@ class Incremental(Recording):
     def _screen_input_splits(data: bytes) -> dict[str, Any]:
         """:meth:`_screen_buffered` for the cuts of :func:`input_splits` (the fuzz
         loop's), computed as it goes by the same rule rather than listed first: this
-        runs on every fuzz input (tests hold it equal to the slow path)."""
+        runs on every fuzz input (tests hold it equal to the slow path). With
+        :mod:`~utf8fuzz.decoders._native` built, its ``incremental_screen`` runs this
+        loop in C around the same ``codecs.utf_8_decode`` calls."""
         n = len(data)
         decode = codecs.utf_8_decode
         parts: list[str] = []
