@@ -110,6 +110,23 @@ static void raise_changed(void) {
                     "(or the validation and the transcoding disagree)");
 }
 
+/* A (start, end) pair: what Py_BuildValue("(nn)") makes, without parsing a format
+ * for each of the many spans of a fuzz input. */
+static PyObject *span_pair(size_t a, size_t b) {
+    PyObject *t = PyTuple_New(2);
+    if (!t) return NULL;
+    PyObject *x = PyLong_FromSsize_t((Py_ssize_t)a), *y = PyLong_FromSsize_t((Py_ssize_t)b);
+    if (!x || !y) {
+        Py_XDECREF(x);
+        Py_XDECREF(y);
+        Py_DECREF(t);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(t, 0, x);
+    PyTuple_SET_ITEM(t, 1, y);
+    return t;
+}
+
 /* The first error at or after token boundary i: 0 and its span and kind, or -1 with
  * SystemError when there is none (the SIMD validation said there was). */
 static int find_error(const uint8_t *s, size_t n, size_t i, size_t *a, size_t *b, int *kind) {
@@ -350,7 +367,7 @@ static PyObject *fast_error_spans(PyObject *self, PyObject *obj) {
             Py_CLEAR(out);
             break;
         }
-        PyObject *t = Py_BuildValue("(nn)", (Py_ssize_t)(p + a), (Py_ssize_t)(p + b));
+        PyObject *t = span_pair(p + a, p + b);
         if (!t || PyList_Append(out, t) < 0) {
             Py_XDECREF(t);
             Py_CLEAR(out);
@@ -604,7 +621,7 @@ static PyObject *fast_corrected_error_spans(PyObject *self, PyObject *obj) {
         uint32_t cp;
         size_t len;
         if (c8_token(s, n, i, &cp, &len) != C8_CHAR) {
-            PyObject *t = Py_BuildValue("(nn)", (Py_ssize_t)i, (Py_ssize_t)(i + len));
+            PyObject *t = span_pair(i, i + len);
             if (!t || PyList_Append(out, t) < 0) Py_CLEAR(out);
             Py_XDECREF(t);
         }
