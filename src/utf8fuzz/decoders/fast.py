@@ -68,6 +68,15 @@ _CORRECTED_REASONS = {
 _ONE_BYTE_SPANS = 256
 
 
+def _same_units(units: list[Any], view: str | tuple[int, ...]) -> bool:
+    """Derived units equal a view given as a str or as a tuple of code points."""
+    return ("".join(units) if type(view) is str else tuple(units)) == view
+
+
+def _codepoints(view: str | tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(map(ord, view)) if type(view) is str else view
+
+
 def _unicode_len(b: int) -> int:
     """Corrigendum #1, Table 3.1B: the length a lead byte begins (0: none)."""
     if b < 0x80:
@@ -122,8 +131,15 @@ class _Fast(Decoder):
     def _strict(self, data: bytes) -> tuple[tuple[int, int] | None, str | None]:
         raise NotImplementedError
 
-    def _decode(self, data: bytes, errors: str) -> tuple[int, ...]:
+    def _decode(self, data: bytes, errors: str) -> str | tuple[int, ...]:
+        """The text in a mode, as its units: a str's characters, or code points."""
         raise NotImplementedError
+
+    #: a unit's code point, the replacement character's unit, escaped bytes' units
+    #: (the str adapter's, by default; a code point adapter sets int, ints)
+    _unit_value: Callable[[Any], int] = staticmethod(ord)
+    _REPLACEMENT_UNIT: Any = chr(REPLACEMENT)
+    _ESCAPE_UNITS: tuple[Any, ...] = tuple(chr(0xDC00 + b) for b in range(256))
 
     def _spans(self, data: bytes) -> list[tuple[int, int]]:
         raise NotImplementedError
@@ -161,19 +177,16 @@ class _Fast(Decoder):
     # -- shared -------------------------------------------------------------------
     def run(self, data: bytes) -> Outcome:
         strict, reason = self._strict(data)
-        # Tuples throughout, as Outcome's views are, so plain == compares them.
-        views: dict[str, Any] = {
-            "strict": strict,
-            "reason": reason,
-            "spans": tuple(map(tuple, self._spans(data))),
-            "replace": tuple(self._decode(data, "replace")),
-            "ignore": tuple(self._decode(data, "ignore")),
-            "escape": tuple(self._decode(data, "surrogateescape")),
-        }
+        spans = tuple(map(tuple, self._spans(data)))
+        # Text views as the library gives them (units: see _decode); as tuples of
+        # code points, as Outcome's views are, only for a partial outcome.
+        replace = self._decode(data, "replace")
+        ignore = self._decode(data, "ignore")
+        escape = self._decode(data, "surrogateescape")
         prov = self.versions()
-        made = self._tokens(data, views["spans"], views["replace"])
+        made = self._tokens(data, spans, replace)
         if made is not None:
-            toks, ignore, escape = made
+            toks, ignore_units, escape_units = made
             # By construction the tokens' spans and replace views are the direct
             # ones (each span is one non-char token, each character and U+FFFD of
             # the replace output one token, in order); the other views are
@@ -181,17 +194,23 @@ class _Fast(Decoder):
             first = next((t for t in toks if t.kind != "char"), None)
             derived = (None, None) if first is None else (
                 (first.start, first.end), first.reason if first.kind == "error" else "reserved")
-            if (derived == (strict, reason) and ignore == views["ignore"]
-                    and escape == views["escape"]):
+            if (derived == (strict, reason) and _same_units(ignore_units, ignore)
+                    and _same_units(escape_units, escape)):
                 return Outcome.from_tokens(toks, len(data), prov, data=data, check=False)
-        return Outcome.partial(len(data), provenance=prov, **views)
+        return Outcome.partial(
+            len(data), provenance=prov, strict=strict, reason=reason, spans=spans,
+            replace=_codepoints(replace), ignore=_codepoints(ignore), escape=_codepoints(escape))
 
     def _tokens(
-        self, data: bytes, spans: Sequence[tuple[int, int]], chars: Sequence[int]
-    ) -> tuple[list[Token], tuple[int, ...], tuple[int, ...]] | None:
-        """Tokens from the spans and the replace output, with the ignore and escape
-        views they give; None when the two cannot be read together."""
+        self, data: bytes, spans: Sequence[tuple[int, int]], chars: Sequence[Any]
+    ) -> tuple[list[Token], list[Any], list[Any]] | None:
+        """Tokens from the spans and the replace output (in units), with the ignore
+        and escape views they give (in units); None when the two cannot be read
+        together."""
         n, nchars = len(data), len(chars)
+        value = self._unit_value
+        fffd = self._REPLACEMENT_UNIT
+        escaped = self._ESCAPE_UNITS
         lengths = self.LEAD_LENGTHS
         span_kinds = self._SPAN_KINDS
         one_byte = self._ONE_BYTE
@@ -205,32 +224,32 @@ class _Fast(Decoder):
                 size = lengths[data[pos]]
                 if size == 0 or pos + size > a or k >= nchars:
                     return None
-                cp = chars[k]
-                toks.append(make(Token, ("char", cp, pos, pos + size, None)))
-                ignore.append(cp)
-                escape.append(cp)
+                unit = chars[k]
+                toks.append(make(Token, ("char", value(unit), pos, pos + size, None)))
+                ignore.append(unit)
+                escape.append(unit)
                 k += 1
                 pos += size
             if pos != a or (a == n and b == n):
                 break
-            if k >= nchars or chars[k] != REPLACEMENT or b <= a:
+            if k >= nchars or chars[k] != fffd or b <= a:
                 return None
             k += 1
             lead = data[a]
             if b == a + 1 and b < n and a < _ONE_BYTE_SPANS:
                 # the commonest token of a fuzz input, made once per class and place
                 toks.append(one_byte[lead][a])
-                escape.append(0xDC00 + lead)
+                escape.append(escaped[lead])
             else:
                 kind, why = span_kinds[lead]
                 if why is not None and b >= n:  # only an error reaching the end can be truncated
                     why = self._error_reason(data, a, b)
                 toks.append(make(Token, (kind, None, a, b, why)))
-                escape.extend([0xDC00 + x for x in data[a:b]])
+                escape.extend([escaped[x] for x in data[a:b]])
             pos = b
         if pos != n or k != nchars:
             return None
-        return toks, tuple(ignore), tuple(escape)
+        return toks, ignore, escape
 
     def _error_reason(self, data: bytes, a: int, b: int) -> str:
         """The reason of the error at [a, b) that reaches the end of ``data``: what
@@ -256,8 +275,8 @@ class FastUnicode(_Fast):
             return None, None
         return span, _CPYTHON_REASONS.get(first[2], "illegal")
 
-    def _decode(self, data: bytes, errors: str) -> tuple[int, ...]:
-        return tuple(map(ord, self._fast.decode(data, errors)))
+    def _decode(self, data: bytes, errors: str) -> str:
+        return self._fast.decode(data, errors)  # type: ignore[no-any-return]
 
     def _screen(self, data: bytes) -> dict[str, Any]:
         return {"replace": self._fast.decode(data, "replace"),
@@ -282,6 +301,11 @@ class FastCorrected(_Fast):
 
     def _decode(self, data: bytes, errors: str) -> tuple[int, ...]:
         return tuple(self._fast.decode_corrected(data, errors))
+
+    # code points, which can exceed what a str holds
+    _unit_value = staticmethod(int)
+    _REPLACEMENT_UNIT = REPLACEMENT
+    _ESCAPE_UNITS = tuple(0xDC00 + b for b in range(256))
 
     def _screen(self, data: bytes) -> dict[str, Any]:
         replace = self._fast.decode_corrected_text(data, "replace")
