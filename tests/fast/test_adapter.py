@@ -94,6 +94,31 @@ def test_any_view_that_contradicts_the_tokens_makes_the_outcome_partial(lie: str
     assert out.view(lie) != honest.view(lie)
 
 
+@pytest.mark.parametrize("lie", ["ignore", "escape", "replace"])
+@pytest.mark.parametrize("hexdata", ["61 80 62 FE", "FD BF BF BF BF BF 80 61"],
+                         ids=["as-str", "above-10FFFF"])
+def test_corrected_views_that_contradict_the_tokens_make_the_outcome_partial(
+        lie: str, hexdata: str) -> None:
+    # The corrected adapter's text views come as a str, or as a tuple of code points
+    # when one is above U+10FFFF: both are compared with the tokens.
+    data = bytes.fromhex(hexdata)
+    mode = {"ignore": "ignore", "escape": "surrogateescape", "replace": "replace"}[lie]
+
+    class Lying(adapter.FastCorrected):
+        def _decode(self, data: bytes, errors: str) -> str | tuple[int, ...]:
+            out = super()._decode(data, errors)
+            return out[:-1] if errors == mode else out
+
+    out = Lying(adapter.fast_module()).decode(data)
+    assert out.ok and "tokens" not in out.shows
+    honest = CORRECTED.decode(data)
+    assert "tokens" in honest.shows
+    for v in ("strict", "reason", "spans", "replace", "ignore", "escape"):
+        if v != lie:
+            assert out.view(v) == honest.view(v)
+    assert out.view(lie) == honest.view(lie)[:-1]
+
+
 def test_a_screened_outcome_names_the_code_path_it_ran_on():
     from utf8fuzz import fast
     from utf8fuzz.decoders.fast import FastUnicode

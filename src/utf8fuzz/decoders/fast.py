@@ -12,15 +12,20 @@ view       ``fast:unicode``                        ``fast:corrected``
 strict     ``first_error(data)``'s span            ``corrected_first_error(data)``'s
 reason     its reason, in CPython's words          its reason
 spans      ``error_spans(data)``                   ``corrected_error_spans(data)``
-replace    ``decode(data, "replace")``             ``decode_corrected(data, "replace")``
-ignore     ``decode(data, "ignore")``              ``decode_corrected(data, "ignore")``
-escape     ``decode(data, "surrogateescape")``     ``decode_corrected(.., "surrogateescape")``
+replace    ``decode(data, "replace")``             ``decode_corrected_text(data,
+                                                   "replace")``
+ignore     ``decode(data, "ignore")``              ``decode_corrected_text(.., "ignore")``
+escape     ``decode(data, "surrogateescape")``     ``decode_corrected_text(..,
+                                                   "surrogateescape")``
 =========  ======================================  ===================================
 
 ``first_error`` and ``corrected_first_error`` are what strict ``decode`` and
 ``decode_corrected`` raise, returned instead (the same C walk, stopped at the same
 place; tests/fast pins each to the exception): an exception costs more than the
-rest of a screen.
+rest of a screen. ``decode_corrected_text`` is ``decode_corrected`` (the same C
+loop) handing back a str; when a code point is above U+10FFFF it says None, and
+the view comes from ``decode_corrected``'s array. Text views are compared as the
+str they come as; they become tuples of code points only in a partial outcome.
 
 Tokens follow exactly from these: the spans cut the input, each span is one
 U+FFFD of the replace output, and between spans each character's byte length is
@@ -68,9 +73,21 @@ _CORRECTED_REASONS = {
 _ONE_BYTE_SPANS = 256
 
 
+# A text view's units - a str's characters, or code points - with how to read one
+# as a code point, the replacement character's unit and each byte's escape unit.
+_STR_UNITS: tuple[Callable[[Any], int], Any, tuple[Any, ...]] = (
+    ord, chr(REPLACEMENT), tuple(chr(0xDC00 + b) for b in range(256)))
+_INT_UNITS: tuple[Callable[[Any], int], Any, tuple[Any, ...]] = (
+    int, REPLACEMENT, tuple(0xDC00 + b for b in range(256)))
+
+
 def _same_units(units: list[Any], view: str | tuple[int, ...]) -> bool:
-    """Derived units equal a view given as a str or as a tuple of code points."""
-    return ("".join(units) if type(view) is str else tuple(units)) == view
+    """Derived units (all of one kind: the replace view's) equal a view given as a
+    str or as a tuple of code points: the same code points."""
+    text_units = not units or type(units[0]) is str
+    if type(view) is str:
+        return "".join(units) == view if text_units else tuple(units) == tuple(map(ord, view))
+    return tuple(map(ord, units) if text_units else units) == view
 
 
 def _codepoints(view: str | tuple[int, ...]) -> tuple[int, ...]:
@@ -132,14 +149,9 @@ class _Fast(Decoder):
         raise NotImplementedError
 
     def _decode(self, data: bytes, errors: str) -> str | tuple[int, ...]:
-        """The text in a mode, as its units: a str's characters, or code points."""
+        """The text in a mode, as a str, or as a tuple of code points when a str
+        cannot hold them."""
         raise NotImplementedError
-
-    #: a unit's code point, the replacement character's unit, escaped bytes' units
-    #: (the str adapter's, by default; a code point adapter sets int, ints)
-    _unit_value: Callable[[Any], int] = staticmethod(ord)
-    _REPLACEMENT_UNIT: Any = chr(REPLACEMENT)
-    _ESCAPE_UNITS: tuple[Any, ...] = tuple(chr(0xDC00 + b) for b in range(256))
 
     def _spans(self, data: bytes) -> list[tuple[int, int]]:
         raise NotImplementedError
@@ -208,9 +220,7 @@ class _Fast(Decoder):
         and escape views they give (in units); None when the two cannot be read
         together."""
         n, nchars = len(data), len(chars)
-        value = self._unit_value
-        fffd = self._REPLACEMENT_UNIT
-        escaped = self._ESCAPE_UNITS
+        value, fffd, escaped = _STR_UNITS if type(chars) is str else _INT_UNITS
         lengths = self.LEAD_LENGTHS
         span_kinds = self._SPAN_KINDS
         one_byte = self._ONE_BYTE
@@ -299,13 +309,12 @@ class FastCorrected(_Fast):
         start, end, why = first
         return (start, end), _CORRECTED_REASONS.get(why, "illegal")
 
-    def _decode(self, data: bytes, errors: str) -> tuple[int, ...]:
-        return tuple(self._fast.decode_corrected(data, errors))
+    def _decode(self, data: bytes, errors: str) -> str | tuple[int, ...]:
+        text = self._fast.decode_corrected_text(data, errors)
+        if text is None:  # a code point above U+10FFFF
+            return tuple(self._fast.decode_corrected(data, errors))
+        return text  # type: ignore[no-any-return]
 
-    # code points, which can exceed what a str holds
-    _unit_value = staticmethod(int)
-    _REPLACEMENT_UNIT = REPLACEMENT
-    _ESCAPE_UNITS = tuple(0xDC00 + b for b in range(256))
 
     def _screen(self, data: bytes) -> dict[str, Any]:
         replace = self._fast.decode_corrected_text(data, "replace")
