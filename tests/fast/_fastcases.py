@@ -10,12 +10,13 @@ block takes a shortcut), and every length from 0 to 200.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from utf8fuzz import fast
@@ -134,3 +135,31 @@ def cpython(data: bytes, errors: str = "strict") -> tuple[Any, ...]:
 
 def mine(data: bytes, errors: str = "strict") -> tuple[Any, ...]:
     return run(fast.decode, data, errors)
+
+
+Check = Callable[[tuple[bytes, ...], str], None]
+
+
+def path_suite(check: Check, *, examples: int = 300) -> tuple[Any, Any, Any]:
+    """The three input families every per-function file runs ``check(inputs, path)``
+    on: the boundary inputs and every length 0..200 on each code path this CPU has,
+    and Hypothesis's structured inputs on every path per example (generating an
+    example costs more than checking it). A module binds them to test names:
+    ``test_boundary_inputs, test_every_length_0_to_200, test_structured_inputs =
+    path_suite(_check)``."""
+
+    @pytest.mark.parametrize("path", path_params())
+    def boundary(path: str) -> None:
+        check(boundary_inputs(), path)
+
+    @pytest.mark.parametrize("path", path_params())
+    def lengths(path: str) -> None:
+        check(length_inputs(), path)
+
+    @settings(max_examples=examples, deadline=None)
+    @given(structured())
+    def structured_inputs(data: bytes) -> None:
+        for path in PATHS:
+            check((data,), path)
+
+    return boundary, lengths, structured_inputs

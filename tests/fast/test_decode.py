@@ -8,16 +8,12 @@ from functools import cache
 
 import pytest
 from _fastcases import (
-    PATHS,
-    boundary_inputs,
     cpython,
     forced,
-    length_inputs,
     mine,
     path_params,
-    structured,
+    path_suite,
 )
-from hypothesis import given, settings
 
 from utf8fuzz import fast
 
@@ -37,22 +33,8 @@ def _check(inputs: tuple[bytes, ...], path: str) -> None:
                     assert sys.getsizeof(got[1]) == sys.getsizeof(want[1])
 
 
-@pytest.mark.parametrize("path", path_params())
-def test_boundary_inputs_match_cpython(path: str) -> None:
-    _check(boundary_inputs(), path)
-
-
-@pytest.mark.parametrize("path", path_params())
-def test_every_length_0_to_200_matches_cpython(path: str) -> None:
-    _check(length_inputs(), path)
-
-
-@settings(max_examples=300, deadline=None)
-@given(structured())
-def test_structured_inputs_match_cpython(data: bytes) -> None:
-    # every path on each example: generating examples costs more than checking them
-    for path in PATHS:
-        _check((data,), path)
+(test_boundary_inputs_match_cpython, test_every_length_0_to_200_matches_cpython,
+ test_structured_inputs_match_cpython) = path_suite(_check)
 
 
 @pytest.mark.parametrize(

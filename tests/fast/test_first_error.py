@@ -8,15 +8,10 @@ from functools import cache
 
 import pytest
 from _fastcases import (
-    PATHS,
-    boundary_inputs,
     cpython,
     forced,
-    length_inputs,
-    path_params,
-    structured,
+    path_suite,
 )
-from hypothesis import given, settings
 
 from utf8fuzz import fast
 
@@ -42,21 +37,8 @@ def _check(inputs: tuple[bytes, ...], path: str) -> None:
             assert raised == got, (path, d.hex())
 
 
-@pytest.mark.parametrize("path", path_params())
-def test_boundary_inputs(path: str) -> None:
-    _check(boundary_inputs(), path)
-
-
-@pytest.mark.parametrize("path", path_params())
-def test_every_length_0_to_200(path: str) -> None:
-    _check(length_inputs(), path)
-
-
-@settings(max_examples=200, deadline=None)
-@given(structured())
-def test_structured_inputs(data: bytes) -> None:
-    for path in PATHS:
-        _check((data,), path)
+(test_boundary_inputs, test_every_length_0_to_200,
+ test_structured_inputs) = path_suite(_check, examples=200)
 
 
 def test_examples() -> None:

@@ -7,15 +7,10 @@ from functools import cache
 
 import pytest
 from _fastcases import (
-    PATHS,
-    boundary_inputs,
     cpython,
     forced,
-    length_inputs,
-    path_params,
-    structured,
+    path_suite,
 )
-from hypothesis import given, settings
 
 import utf8fuzz
 from utf8fuzz import fast
@@ -35,22 +30,7 @@ def _check(inputs: tuple[bytes, ...], path: str) -> None:
             assert fast.validate(d) == expected(d), (path, d.hex())
 
 
-@pytest.mark.parametrize("path", path_params())
-def test_boundary_inputs(path: str) -> None:
-    _check(boundary_inputs(), path)
-
-
-@pytest.mark.parametrize("path", path_params())
-def test_every_length_0_to_200(path: str) -> None:
-    _check(length_inputs(), path)
-
-
-@settings(max_examples=300, deadline=None)
-@given(structured())
-def test_structured_inputs(data: bytes) -> None:
-    # every path on each example: generating examples costs more than checking them
-    for path in PATHS:
-        _check((data,), path)
+test_boundary_inputs, test_every_length_0_to_200, test_structured_inputs = path_suite(_check)
 
 
 def test_examples() -> None:
