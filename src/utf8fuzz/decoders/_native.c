@@ -319,6 +319,25 @@ static PyObject *make_token(const Tok *t)
 #endif
 }
 
+/* What tile() made, for Python: a tuple of tokens, or (nt < 0) its complaint as a str. */
+static PyObject *tiled_tuple(const Tok *toks, Py_ssize_t nt, const char *msg)
+{
+    if (nt < 0)
+        return PyUnicode_FromString(msg);
+    PyObject *res = PyTuple_New(nt);
+    if (!res)
+        return NULL;
+    for (Py_ssize_t i = 0; i < nt; i++) {
+        PyObject *tok = make_token(&toks[i]);
+        if (!tok) {
+            Py_DECREF(res);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(res, i, tok);
+    }
+    return res;
+}
+
 /* ---- ICU ---------------------------------------------------------------------- */
 
 static int get_ptr(PyObject *o, void **out)
@@ -602,20 +621,7 @@ static PyObject *tile_entry(PyObject *mod, PyObject *const *args, Py_ssize_t nar
     char msg[160];
     Py_ssize_t nt = tile(view.buf, view.len, 0, cps, ncps, ev, (size_t)nev, cesu8, toks, msg,
                          sizeof msg);
-    if (nt < 0) {
-        res = PyUnicode_FromString(msg);
-        goto done;
-    }
-    if (!(res = PyTuple_New(nt)))
-        goto done;
-    for (Py_ssize_t i = 0; i < nt; i++) {
-        PyObject *tok = make_token(&toks[i]);
-        if (!tok) {
-            Py_CLEAR(res);
-            break;
-        }
-        PyTuple_SET_ITEM(res, i, tok);
-    }
+    res = tiled_tuple(toks, nt, msg);
 done:
     if (view.obj)
         PyBuffer_Release(&view);
@@ -695,20 +701,7 @@ static PyObject *tile_text_entry(PyObject *mod, PyObject *const *args, Py_ssize_
     char msg[160];
     Py_ssize_t nt = tile(data, n, offset, cps, ncps, ev, (size_t)nev, 0, toks, msg,
                          sizeof msg);
-    if (nt < 0) {
-        res = PyUnicode_FromString(msg);
-        goto done;
-    }
-    if (!(res = PyTuple_New(nt)))
-        goto done;
-    for (Py_ssize_t i = 0; i < nt; i++) {
-        PyObject *tok = make_token(&toks[i]);
-        if (!tok) {
-            Py_CLEAR(res);
-            break;
-        }
-        PyTuple_SET_ITEM(res, i, tok);
-    }
+    res = tiled_tuple(toks, nt, msg);
 done:
     if (cps && cps != cps_stack) free(cps);
     if (ev && ev != ev_stack) free(ev);
@@ -837,7 +830,7 @@ static PyObject *record_base(PyObject *mod, PyObject *arg)
 
 PyDoc_STRVAR(incremental_screen_doc,
 "incremental_screen(decode, data)\n\n"
-"utf8fuzz.decoders.cpython.Incremental._screen_input_splits with the loop in C: the\n"
+"utf8fuzz.decoders.cpython.Incremental._screen_buffered for input_splits' cuts, in C: the\n"
 "written-out incremental decoder, decode (codecs.utf_8_decode) called on (held-back\n"
 "bytes + chunk) in replace mode for each chunk of input_splits(data) and the flush,\n"
 "the first call whose text has a U+FFFD repeated in strict mode. Returns (text,\n"

@@ -395,13 +395,12 @@ class Incremental(Recording):
             if not _PLAIN_BUFFERED:
                 return _screen_text(self._feed(data, "replace"),
                                     lambda: self._feed(data, "strict"))
-            if self.splits is input_splits:
-                if _native is not None and type(data) is bytes:
-                    r = _native.incremental_screen(codecs.utf_8_decode, data)
-                    if r[1] is None:
-                        return _no_error(r[0])
-                    return {"replace": r[0], "strict": r[1], "reason": r[2]}
-                return self._screen_input_splits(data)
+            # the same loop in C, for the fuzz loop's cuts (tests hold them equal)
+            if self.splits is input_splits and _native is not None and type(data) is bytes:
+                r = _native.incremental_screen(codecs.utf_8_decode, data)
+                if r[1] is None:
+                    return _no_error(r[0])
+                return {"replace": r[0], "strict": r[1], "reason": r[2]}
             return self._screen_buffered(data)
         except Exception:
             return None
@@ -437,41 +436,6 @@ class Incremental(Recording):
             text, used = decode(data[base:cut], "replace", cut == n)
             append(text)
             base += used
-        text = "".join(parts)
-        if first is None:
-            return _no_error(text)
-        return {"replace": text, "strict": first[:2], "reason": first[2]}
-
-
-    @staticmethod
-    def _screen_input_splits(data: bytes) -> dict[str, Any]:
-        """:meth:`_screen_buffered` for the cuts of :func:`input_splits` (the fuzz
-        loop's), computed as it goes by the same rule rather than listed first: this
-        runs on every fuzz input (tests hold it equal to the slow path). With
-        :mod:`~utf8fuzz.decoders._native` built, its ``incremental_screen`` runs this
-        loop in C around the same ``codecs.utf_8_decode`` calls."""
-        n = len(data)
-        decode = codecs.utf_8_decode
-        parts: list[str] = []
-        append = parts.append
-        first: tuple[int, int, str] | None = None  # plain values, as in _screen_buffered
-        base = prev = 0  # the first byte held back; the last cut
-        while prev < n:
-            cut = prev + 1 + (data[prev] & 3)  # input_splits' rule
-            if cut > n:
-                cut = n
-            final = cut == n
-            text, used = decode(data[base:cut], "replace", final)
-            append(text)
-            if first is None and "\ufffd" in text:
-                try:
-                    decode(data[base:cut], "strict", final)
-                except UnicodeDecodeError as e:
-                    first = (base + e.start, base + e.end,
-                             "truncated" if e.reason == _END_OF_DATA else "illegal")
-            base += used
-            prev = cut
-        append(decode(data[base:], "replace", True)[0])  # the flush, cut len(data)
         text = "".join(parts)
         if first is None:
             return _no_error(text)
