@@ -2,11 +2,15 @@
 # Builds every fuzz/*.py target the OSS-Fuzz way (compile_python_fuzzer packs each
 # with PyInstaller); the C fast path is compiled with the sanitizer flags OSS-Fuzz
 # exports in $CFLAGS. Seeds and the dictionary travel with each target.
+# PyInstaller follows static imports only; profiles and decoder adapters are
+# imported by name at run time, and node's worker is a data file: collect them all
+# (checked with PyInstaller 6.22 outside Docker: without these flags the bundle
+# stops at start-up, with them it fuzzes and saves entries).
 pip3 install .[fuzz]
 cd fuzz
 for target in *.py; do
   name=${target%.py}
-  compile_python_fuzzer "$target"
+  compile_python_fuzzer "$target" --collect-submodules utf8fuzz --collect-data utf8fuzz
   cp utf8.dict "$OUT/$name.dict"
   (cd ../corpus/seeds && zip -q "$OUT/${name}_seed_corpus.zip" *)
 done
