@@ -84,3 +84,16 @@ def test_atheris_engine_finds_the_planted_bug(corpus, monkeypatch):
     assert r["executions"] > 100
     sigs = {x["signature"]: x for x in r["new"]}
     assert any(x["input"] == "c080" for x in sigs.values()), sigs
+
+
+@pytest.mark.skipif(atheris_available() is not None, reason=str(atheris_available()))
+def test_atheris_on_two_cores_finds_the_planted_bug(corpus, monkeypatch):
+    # --jobs 2 is libFuzzer's -fork=2: its workers are started by running the
+    # target's argv[0] again (a bug once: "fuzz/differential.py: Permission denied",
+    # and nothing run at all). The isolated plug-in is compared in batches.
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    r = fuzz([], engine="atheris", seconds=6, corpus=corpus, jobs=2,
+             specs=["tests.engine.planted:PLANTED_C080"], minimize_seconds=2)
+    assert "atheris_error" not in r, r.get("atheris_error")
+    assert r["executions"] > 100
+    assert any(x["input"] == "c080" for x in r["new"]), r["new"]

@@ -29,7 +29,9 @@ from __future__ import annotations
 import gc
 import json
 import os
+import shlex
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -70,6 +72,26 @@ def instrument_references() -> None:
     for fn in (policies.decode_tokens, table.Profile.is_prefix, table.Row.value,
                table.bits_value):
         atheris.instrument_func(fn)
+
+
+def relaunchable(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``argv[0]`` runnable by libFuzzer itself.
+
+    With ``-fork``, ``-jobs`` or ``-workers`` libFuzzer starts its workers by running
+    ``argv[0]`` through the shell. For an Atheris target that is a ``.py`` file: not
+    executable, and not tied to the interpreter (and virtual environment) running
+    now. So ``argv[0]`` becomes a small script, made once, that runs this
+    interpreter on the target; without those flags ``argv`` is returned unchanged."""
+    argv = list(argv)
+    if not argv or not any(a.startswith(("-fork=", "-jobs=", "-workers=")) for a in argv[1:]):
+        return argv
+    script = os.path.abspath(argv[0])
+    name = os.path.basename(script).removesuffix(".py")
+    path = os.path.join(tempfile.mkdtemp(prefix="utf8fuzz-target-"), name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(script)} "$@"\n')
+    os.chmod(path, 0o755)
+    return [path, *argv[1:]]
 
 
 def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
@@ -118,6 +140,6 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     # way, so that a full collection does not walk the modules and tables again.
     gc.freeze()
     # atheris.Setup rebinds atheris.Mutate to libFuzzer's: look it up at call time.
-    atheris.Setup(list(argv if argv is not None else sys.argv), test_one_input,
+    atheris.Setup(relaunchable(argv if argv is not None else sys.argv), test_one_input,
                   custom_mutator=make_custom_mutator(lambda d, n: atheris.Mutate(d, n)))
     atheris.Fuzz()

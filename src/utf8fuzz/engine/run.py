@@ -193,7 +193,7 @@ def atheris_available() -> str | None:
 
 
 _STAT = re.compile(r"stat::(number_of_executed_units|average_exec_per_sec):\s*(\d+)")
-_LINE = re.compile(r"^#(\d+)\s")
+_LINE = re.compile(r"^#(\d+)[:\s]")  # "#123 pulse ..." or, with -fork, "#123: cov: ..."
 
 
 def run_atheris(specs: Sequence[str], profiles: Sequence[str], corpus: Path, seconds: float,
