@@ -197,10 +197,11 @@ class Differ:
             for d in self.decoders
             if type(d).screen is not Decoder.screen and self._shared[d.name]
         }
-        # The loop's plan: each decoder with its reference's key, its screen (or None)
-        # and the views that screen is compared at - looked up once, not per input.
         #: Out-of-process decoders left to :meth:`run_batch` (``batch=True``).
         self.batched = tuple(d for d in self.decoders if batch and d.batched)
+        # The loop's plans: each decoder with its reference's key, its screen (or
+        # None) and the views that screen is compared at - looked up once, not per
+        # input. Which plan an input gets is decided in run().
         Plan = tuple[tuple[Decoder, tuple[str, str], Any, frozenset[str]], ...]
         no_screen = (None, frozenset[str]())
         # run(full=True): every decoder (the batched ones too), no screens
