@@ -9,22 +9,17 @@ surrogate is ill-formed UTF-16 (Unicode section 3.9, D91), so a lone
 Oracle and SAP databases store it.
 """
 
+from utf8fuzz.profiles import unicode
 from utf8fuzz.profiles._pairs import pair_row
-from utf8fuzz.profiles.table import Profile, row
-
-T = "UTR #26 section 2 (BMP as in UTF-8, Corrigendum #1 Table 3.1B)"
+from utf8fuzz.profiles.table import Profile
 
 PROFILE = Profile(
     name="cesu8",
     title="CESU-8 (supplementary characters as surrogate pairs)",
     spec="Unicode Technical Report #26, Compatibility Encoding Scheme for UTF-16: 8-Bit",
     rows=[
-        row("00..7F", clause=f"{T}, U+0000..U+007F"),
-        row("C2..DF", "80..BF", clause=f"{T}, U+0080..U+07FF"),
-        row("E0", "A0..BF", "80..BF", clause=f"{T}, U+0800..U+0FFF"),
-        row("E1..EC", "80..BF", "80..BF", clause=f"{T}, U+1000..U+CFFF"),
-        row("ED", "80..9F", "80..BF", clause=f"{T}, U+D000..U+D7FF"),
-        row("EE..EF", "80..BF", "80..BF", clause=f"{T}, U+E000..U+FFFF"),
+        # UTR #26 section 2: the BMP as in UTF-8 - Table 3.1B's rows of 1 to 3 bytes
+        *(r for r in unicode.PROFILE.rows if r.length <= 3),
         pair_row("UTR #26 section 2: a supplementary character as its UTF-16 pair"),
     ],
     max_codepoint=0x10FFFF,

@@ -9,10 +9,8 @@ U+D800..U+DFFF, each three-byte sequence on its own. A pair ``ED A0 80 ED B0 80`
 is two code points, U+D800 U+DC00, never combined (that would be CESU-8).
 """
 
+from utf8fuzz.profiles import unicode
 from utf8fuzz.profiles.table import Profile, row
-
-T = "Corrigendum #1, Table 3.1B"
-P = "Python codecs, surrogatepass error handler"
 
 PROFILE = Profile(
     name="surrogatepass",
@@ -20,16 +18,10 @@ PROFILE = Profile(
     spec="Unicode Corrigendum #1 Table 3.1B, with encoded surrogates as Python's "
     "surrogatepass error handler allows them",
     rows=[
-        row("00..7F", clause=f"{T}, row U+0000..U+007F"),
-        row("C2..DF", "80..BF", clause=f"{T}, row U+0080..U+07FF"),
-        row("E0", "A0..BF", "80..BF", clause=f"{T}, row U+0800..U+0FFF"),
-        row("E1..EC", "80..BF", "80..BF", clause=f"{T}, row U+1000..U+FFFF"),
-        row("ED", "80..9F", "80..BF", clause=f"{T}, row U+1000..U+FFFF"),
-        row("ED", "A0..BF", "80..BF", clause=f"{P}: U+D800..U+DFFF as normal code points"),
-        row("EE..EF", "80..BF", "80..BF", clause=f"{T}, row U+1000..U+FFFF"),
-        row("F0", "90..BF", "80..BF", "80..BF", clause=f"{T}, row U+10000..U+3FFFF"),
-        row("F1..F3", "80..BF", "80..BF", "80..BF", clause=f"{T}, row U+40000..U+FFFFF"),
-        row("F4", "80..8F", "80..BF", "80..BF", clause=f"{T}, row U+100000..U+10FFFF"),
+        *unicode.PROFILE.rows,
+        row("ED", "A0..BF", "80..BF",
+            clause="Python codecs, surrogatepass error handler: U+D800..U+DFFF as normal "
+                   "code points"),
     ],
     max_codepoint=0x10FFFF,
 )
