@@ -140,26 +140,29 @@ def mine(data: bytes, errors: str = "strict") -> tuple[Any, ...]:
 Check = Callable[[tuple[bytes, ...], str], None]
 
 
-def path_suite(check: Check, *, examples: int = 300) -> tuple[Any, Any, Any]:
-    """The three input families every per-function file runs ``check(inputs, path)``
-    on: the boundary inputs and every length 0..200 on each code path this CPU has,
-    and Hypothesis's structured inputs on every path per example (generating an
-    example costs more than checking it). A module binds them to test names:
-    ``test_boundary_inputs, test_every_length_0_to_200, test_structured_inputs =
-    path_suite(_check)``."""
+def path_suite(check: Check, *, examples: int = 300,
+               families: tuple[Callable[[], tuple[bytes, ...]], ...] = (
+                   boundary_inputs, length_inputs),
+               strategy: Callable[[], st.SearchStrategy[bytes]] = structured,
+               ) -> tuple[Any, ...]:
+    """The tests every per-function file runs ``check(inputs, path)`` in: one per
+    input family (by default the boundary inputs and every length 0..200), on each
+    code path this CPU has, then Hypothesis's ``strategy`` on every path per example
+    (generating an example costs more than checking it). A module binds them to
+    test names: ``test_boundary_inputs, test_every_length_0_to_200,
+    test_structured_inputs = path_suite(_check)``."""
 
-    @pytest.mark.parametrize("path", path_params())
-    def boundary(path: str) -> None:
-        check(boundary_inputs(), path)
+    def family_test(family: Callable[[], tuple[bytes, ...]]) -> Any:
+        @pytest.mark.parametrize("path", path_params())
+        def test(path: str) -> None:
+            check(family(), path)
 
-    @pytest.mark.parametrize("path", path_params())
-    def lengths(path: str) -> None:
-        check(length_inputs(), path)
+        return test
 
     @settings(max_examples=examples, deadline=None)
-    @given(structured())
+    @given(strategy())
     def structured_inputs(data: bytes) -> None:
         for path in PATHS:
             check((data,), path)
 
-    return boundary, lengths, structured_inputs
+    return (*map(family_test, families), structured_inputs)

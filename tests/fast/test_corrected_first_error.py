@@ -4,8 +4,7 @@ instead: (start, end, reason), against the corrected reference's first error."""
 from __future__ import annotations
 
 import pytest
-from _fastcases import PATHS, forced, path_params
-from hypothesis import given, settings
+from _fastcases import forced, path_suite
 from test_decode_corrected import INVALID, VALID, expected, inputs, structured_corrected
 
 from utf8fuzz import fast
@@ -32,16 +31,9 @@ def _check(data_list: tuple[bytes, ...], path: str) -> None:
             assert raised == got, (path, d.hex())
 
 
-@pytest.mark.parametrize("path", path_params())
-def test_boundaries_and_every_length_0_to_200(path: str) -> None:
-    _check(inputs(), path)
-
-
-@settings(max_examples=200, deadline=None)
-@given(structured_corrected())
-def test_structured_inputs(data: bytes) -> None:
-    for path in PATHS:
-        _check((data,), path)
+(test_boundaries_and_every_length_0_to_200,
+ test_structured_inputs) = path_suite(
+    _check, families=(inputs,), strategy=structured_corrected, examples=200)
 
 
 def test_examples() -> None:

@@ -11,8 +11,7 @@ import array
 from functools import cache
 
 import pytest
-from _fastcases import PATHS, forced, path_params, placed
-from hypothesis import given, settings
+from _fastcases import forced, path_params, path_suite, placed
 from hypothesis import strategies as st
 
 import utf8fuzz
@@ -69,11 +68,6 @@ def _check(data_list: tuple[bytes, ...], path: str) -> None:
             assert got(d) == expected(d), (path, d.hex())
 
 
-@pytest.mark.parametrize("path", path_params())
-def test_boundaries_and_every_length_0_to_200(path: str) -> None:
-    _check(inputs(), path)
-
-
 def structured_corrected() -> st.SearchStrategy[bytes]:
     """Corrected UTF-8 in pieces: valid sequences of every length, errors, reserved
     units, ASCII runs long enough to fill blocks, arbitrary bytes."""
@@ -82,12 +76,9 @@ def structured_corrected() -> st.SearchStrategy[bytes]:
                     max_size=30).map(b"".join)
 
 
-@settings(max_examples=300, deadline=None)
-@given(structured_corrected())
-def test_structured_inputs(data: bytes) -> None:
-    # every path on each example: generating examples costs more than checking them
-    for path in PATHS:
-        _check((data,), path)
+(test_boundaries_and_every_length_0_to_200,
+ test_structured_inputs) = path_suite(
+    _check, families=(inputs,), strategy=structured_corrected)
 
 
 def test_examples() -> None:

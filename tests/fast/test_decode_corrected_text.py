@@ -4,8 +4,7 @@ one is above U+10FFFF; the same errors and exceptions."""
 from __future__ import annotations
 
 import pytest
-from _fastcases import PATHS, forced, path_params
-from hypothesis import given, settings
+from _fastcases import forced, path_suite
 from test_decode_corrected import expected, inputs, structured_corrected
 
 from utf8fuzz import fast
@@ -33,16 +32,9 @@ def _check(data_list: tuple[bytes, ...], path: str) -> None:
                 assert got is None or type(got) is str
 
 
-@pytest.mark.parametrize("path", path_params())
-def test_boundaries_and_every_length_0_to_200(path: str) -> None:
-    _check(inputs(), path)
-
-
-@settings(max_examples=200, deadline=None)
-@given(structured_corrected())
-def test_structured_inputs(data: bytes) -> None:
-    for path in PATHS:
-        _check((data,), path)
+(test_boundaries_and_every_length_0_to_200,
+ test_structured_inputs) = path_suite(
+    _check, families=(inputs,), strategy=structured_corrected, examples=200)
 
 
 def test_examples() -> None:
