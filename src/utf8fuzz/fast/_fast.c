@@ -127,6 +127,14 @@ static PyObject *span_pair(size_t a, size_t b) {
     return t;
 }
 
+/* Appends (a, b) to list: 0, or -1 with an exception set. */
+static int append_span(PyObject *list, size_t a, size_t b) {
+    PyObject *t = span_pair(a, b);
+    int r = t ? PyList_Append(list, t) : -1;
+    Py_XDECREF(t);
+    return r;
+}
+
 /* The first error at or after token boundary i: 0 and its span and kind, or -1 with
  * SystemError when there is none (the SIMD validation said there was). */
 static int find_error(const uint8_t *s, size_t n, size_t i, size_t *a, size_t *b, int *kind) {
@@ -367,13 +375,10 @@ static PyObject *fast_error_spans(PyObject *self, PyObject *obj) {
             Py_CLEAR(out);
             break;
         }
-        PyObject *t = span_pair(p + a, p + b);
-        if (!t || PyList_Append(out, t) < 0) {
-            Py_XDECREF(t);
+        if (append_span(out, p + a, p + b) < 0) {
             Py_CLEAR(out);
             break;
         }
-        Py_DECREF(t);
         p += b;
     }
     PyBuffer_Release(&view);
@@ -621,9 +626,7 @@ static PyObject *fast_corrected_error_spans(PyObject *self, PyObject *obj) {
         uint32_t cp;
         size_t len;
         if (c8_token(s, n, i, &cp, &len) != C8_CHAR) {
-            PyObject *t = span_pair(i, i + len);
-            if (!t || PyList_Append(out, t) < 0) Py_CLEAR(out);
-            Py_XDECREF(t);
+            if (append_span(out, i, i + len) < 0) Py_CLEAR(out);
         }
         i += len;
     }
