@@ -47,7 +47,8 @@ REPLACEMENT = 0xFFFD
 #: Every view name, most detailed first.
 VIEWS: tuple[str, ...] = ("tokens", "spans", "strict", "reason", "replace", "ignore", "escape")
 _ALL_VIEWS = frozenset(VIEWS)
-_TEXT_VIEWS = frozenset({"replace", "ignore", "escape"})
+#: The views that are text (code points): a screen may give them as a ``str``.
+TEXT_VIEWS: frozenset[str] = frozenset({"replace", "ignore", "escape"})
 
 Span = tuple[int, int]
 
@@ -132,7 +133,7 @@ class Outcome:
         norm: dict[str, Any] = {}
         for name, v in views.items():
             # Adapters build these for every fuzz input: tuple() only when needed.
-            if name in ("replace", "ignore", "escape"):
+            if name in TEXT_VIEWS:
                 norm[name] = (v if type(v) is tuple
                               else tuple(map(ord, v)) if type(v) is str else tuple(v))
             elif name == "spans":
@@ -176,7 +177,7 @@ class Outcome:
                 raise ViewUnavailable(f"this decoder does not show {name!r}")
             v = self.views[name]
             # A screen may record a text view as the str it got (see Decoder.screen).
-            return tuple(map(ord, v)) if type(v) is str and name in _TEXT_VIEWS else v
+            return tuple(map(ord, v)) if type(v) is str and name in TEXT_VIEWS else v
         toks = self.tokens_
         errors = [t for t in toks if t.kind != "char"]
         if name == "tokens":

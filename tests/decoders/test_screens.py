@@ -15,12 +15,11 @@ from hypothesis import strategies as st
 from utf8fuzz import decoders
 from utf8fuzz import strategies as u8
 from utf8fuzz.decoders.base import Decoder
-from utf8fuzz.outcome import VIEWS
+from utf8fuzz.outcome import TEXT_VIEWS, VIEWS
 
 SCREENING = [d for d in decoders.available() if type(d).screen is not Decoder.screen]
 BY_NAME = {d.name: d for d in decoders.available()}
 INPUTS = [EXAMPLE, *(bytes.fromhex(h) for h in BOUNDARY.values())]
-TEXT_VIEWS = ("replace", "ignore", "escape")
 
 
 def check_screen(d: Decoder, data: bytes) -> dict | None:

@@ -66,11 +66,10 @@ from typing import Any, NamedTuple
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.reference import Reference, reference_name
 from utf8fuzz.engine.signature import Signature, failure_feature, feature_of
-from utf8fuzz.outcome import REPLACEMENT, VIEWS, Outcome, Token, format_codepoint
+from utf8fuzz.outcome import REPLACEMENT, TEXT_VIEWS, VIEWS, Outcome, Token, format_codepoint
 from utf8fuzz.profiles import REGISTRY
 
 _ORDER = VIEWS  # most detailed first
-_TEXT = frozenset({"replace", "ignore", "escape"})  # views a screen may give as a str
 
 
 class Difference(NamedTuple):
@@ -493,7 +492,7 @@ class _Ref:
         compared = False
         for v, val in seen.items():
             if v in views:
-                if val != (self.text(v) if type(val) is str and v in _TEXT else self.view(v)):
+                if val != (self.text(v) if type(val) is str and v in TEXT_VIEWS else self.view(v)):
                     return False
                 compared = True
         return compared
@@ -513,7 +512,7 @@ class _Ref:
                 raw = shown.get(v, shown)
                 if raw is shown:
                     continue  # not shown: never a difference (and no exception to pay for)
-                if type(raw) is str and v in _TEXT and raw == self.text(v):
+                if type(raw) is str and v in TEXT_VIEWS and raw == self.text(v):
                     continue  # a screen's text, equal as one string
             try:
                 mine = out.view(v)

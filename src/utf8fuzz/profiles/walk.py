@@ -79,7 +79,7 @@ import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from utf8fuzz.outcome import VIEWS, Outcome, Token
+from utf8fuzz.outcome import TEXT_VIEWS, VIEWS, Outcome, Token
 from utf8fuzz.policies import POLICIES, decode_tokens
 from utf8fuzz.profiles._pairs import pair_value
 from utf8fuzz.profiles.table import Profile, Row
@@ -94,7 +94,6 @@ else:
 
 __all__ = ["PyWalk", "Walk", "feature_key", "is_compiled", "py_features", "walker"]
 
-TEXT_VIEWS = ("replace", "ignore", "escape")
 MAX_UNICODE = 0x10FFFF
 
 
