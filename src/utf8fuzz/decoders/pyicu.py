@@ -30,8 +30,8 @@ here: ~7 against ~0.6 us), so the searches memoize PyICU's verdict on each piece
 (at most 4 bytes): whether strict mode accepts it, and whether replace mode makes
 it one U+FFFD; and the searches' answer for each 4-byte window they look at. PyICU
 keeps no state between calls, so a verdict is a function of the piece alone, and
-the searches stay exactly as described, mostly as dict look-ups (a fuzz loop
-meets the same short pieces again and again).
+the searches stay exactly as described, mostly as cache look-ups
+(``functools.lru_cache``; a fuzz loop meets the same short pieces again and again).
 
 The screen (the fuzz loop's cheap tier) is one ``UnicodeString`` call: a mode's
 text as the ``str`` PyICU gives; in strict mode "no error" when PyICU accepts the
@@ -42,6 +42,7 @@ PyICU again.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -51,7 +52,7 @@ from utf8fuzz.outcome import Outcome
 _POSITION = re.compile(r"in position (\d+)")
 
 
-_MEMO_LIMIT = 1 << 17  # pieces per memo (at most 4 bytes each); cleared when full
+_MEMO_LIMIT = 1 << 17  # pieces per memo (at most 4 bytes each), least recent dropped
 
 
 class PyIcu(Decoder):
@@ -62,11 +63,13 @@ class PyIcu(Decoder):
         self._new = icu.UnicodeString  # type: ignore[attr-defined]
         self.name = "pyicu" if mode is None else f"pyicu:{mode}"
         self.shows = frozenset({"strict"} if mode is None else {mode})
-        self._accepted: dict[bytes, bool] = {}  # strict mode accepts the piece
-        self._single: dict[bytes, bool] = {}  # replace mode makes it one U+FFFD
-        # per window data[k:k+4]: the search's answer there (one look-up a step)
-        self._steps: dict[bytes, int] = {}  # the shortest accepted piece, or 0
-        self._ends: dict[bytes, int] = {}  # the error's length if it starts here
+        # PyICU's verdicts on pieces, and the searches' answers per 4-byte window
+        # (one look-up a step), memoized per decoder
+        memo = functools.lru_cache(maxsize=_MEMO_LIMIT)
+        self._accepts = memo(self._accepts_piece)
+        self._one_replacement = memo(self._one_replacement_piece)
+        self._step = memo(self._step_window)
+        self._error_length = memo(self._error_length_window)
         # the last input and what the library call gave for it: its text, or the
         # ValueError's message (strict) - the screen's call, reused by run()
         self._last: tuple[bytes, str | None, str | None] | None = None
@@ -120,54 +123,29 @@ class PyIcu(Decoder):
         except Exception:
             return None  # the full path turns it into a crash outcome
 
-    def _accepts(self, piece: bytes) -> bool:
-        memo = self._accepted
-        ok = memo.get(piece)
-        if ok is None:
-            try:
-                self._new(piece, "utf-8")
-                ok = True
-            except ValueError:
-                ok = False
-            if len(memo) >= _MEMO_LIMIT:
-                memo.clear()
-            memo[piece] = ok
-        return ok
+    def _accepts_piece(self, piece: bytes) -> bool:
+        """Does strict mode accept ``piece``?"""
+        try:
+            self._new(piece, "utf-8")
+        except ValueError:
+            return False
+        return True
 
-    def _one_replacement(self, piece: bytes) -> bool:
-        memo = self._single
-        one = memo.get(piece)
-        if one is None:
-            one = str(self._new(piece, "utf-8", "replace")) == "\ufffd"
-            if len(memo) >= _MEMO_LIMIT:
-                memo.clear()
-            memo[piece] = one
-        return one
+    def _one_replacement_piece(self, piece: bytes) -> bool:
+        """Does replace mode make ``piece`` one U+FFFD?"""
+        return str(self._new(piece, "utf-8", "replace")) == "\ufffd"
 
-    def _step(self, window: bytes) -> int:
+    def _step_window(self, window: bytes) -> int:
         """The length of the shortest prefix of ``window`` PyICU accepts, or 0."""
-        memo = self._steps
-        t = memo.get(window)
-        if t is None:
-            t = next((t for t in range(1, len(window) + 1) if self._accepts(window[:t])), 0)
-            if len(memo) >= _MEMO_LIMIT:
-                memo.clear()
-            memo[window] = t
-        return t
+        return next((t for t in range(1, len(window) + 1) if self._accepts(window[:t])), 0)
 
-    def _error_length(self, window: bytes) -> int:
+    def _error_length_window(self, window: bytes) -> int:
         """The longest prefix of ``window`` (2 to 4 bytes) that replace mode makes
         one U+FFFD, else 1."""
-        memo = self._ends
-        size = memo.get(window)
-        if size is None:
-            size = 1
-            for t in range(2, len(window) + 1):
-                if self._one_replacement(window[:t]):
-                    size = t
-            if len(memo) >= _MEMO_LIMIT:
-                memo.clear()
-            memo[window] = size
+        size = 1
+        for t in range(2, len(window) + 1):
+            if self._one_replacement(window[:t]):
+                size = t
         return size
 
     def error_start(self, data: bytes) -> int:
