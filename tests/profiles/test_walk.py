@@ -83,6 +83,8 @@ def check_classification(r: Any, tokens: tuple[Token, ...], data: bytes) -> None
         (k for k, t in enumerate(tokens) if t.kind != "char"), -1), data.hex(" ")
     for off in [*range(-2, len(data) + 3), -(1 << 70), 1 << 70, 1 << 63, -(1 << 63) - 1]:
         assert r.token_index(off) == token_index_by_bisect(tokens, off), (off, data.hex(" "))
+    for i in [*range(-2, len(tokens) + 2), 1 << 70, -(1 << 70)]:
+        assert r.token(i) == (tokens[i] if 0 <= i < len(tokens) else None), (i, data.hex(" "))
 
 
 def check_cover(c: Any, p: PyWalk) -> None:
@@ -447,3 +449,81 @@ def test_first_error_and_token_index_on_the_edges() -> None:
     c = walker(REGISTRY["unicode"])(b"A")
     with pytest.raises(AttributeError):
         c.first_error = 3
+
+
+def test_token_before_and_after_the_tuple_is_built() -> None:
+    data = b"\xe2\x82\xacA\xffB"
+    fresh, built = walker(REGISTRY["unicode"])(data), walker(REGISTRY["unicode"])(data)
+    toks = built.tokens
+    for i in range(len(toks)):
+        assert fresh.token(i) == toks[i]
+        assert built.token(i) is toks[i]  # the kept tuple's own
+    with pytest.raises(TypeError):
+        fresh.token("0")
+
+
+# -- screen and agrees: the differ's screening loop ----------------------------------
+
+TEXTS = ("replace", "ignore", "escape")
+
+
+def screens_for(walk: Any) -> list[Any]:
+    """Screens a decoder could return for the walk's input: its own views (as
+    tuples and as str), each with one view changed, empty, not a dict, raising."""
+    own = {v: walk.view(v) for v in ("strict", "spans", "reason", *TEXTS)}
+    texts = {v: walk.text(v) for v in TEXTS if walk.text(v) is not None}
+    out: list[Any] = [own, {**own, **texts}, {}, None, [("strict", None)], {"other": 1}]
+    for v in ("strict", "reason", "replace"):
+        out.append({**own, v: (0, 99) if v == "strict" else "x" if v == "reason" else "\ufffd?"})
+    out.append({"strict": own["strict"], "reason": own["reason"]})
+    out.append({"replace": walk.text("replace") or "", "tokens": ()})
+    return out
+
+
+@given(st.binary(max_size=24))
+@settings(max_examples=150, deadline=None)
+def test_screen_is_the_python_loop(data: bytes) -> None:
+    """_walk.screen (and Walk.agrees) against py_screen (and agrees), over C walks
+    and PyWalks, for screens that agree, differ in one view, prove nothing, or
+    raise; a raised Exception counts as None, as Differ.run treats it."""
+    ref = REGISTRY["unicode"]
+    cw, pw = walker(ref)(data), PyWalk(data, ref, "maximal-subpart")
+    views_sets = [frozenset({"strict", "reason"}), frozenset(TEXTS),
+                  frozenset({"strict", "spans", "reason", *TEXTS}), frozenset()]
+
+    def boom(d: bytes) -> Any:
+        raise ValueError("a plug-in's screen that raises")
+
+    plan = []
+    for k, seen in enumerate(screens_for(cw)):
+        plan.append(((lambda d, s=seen: s), k % 2, views_sets[k % len(views_sets)]))
+    plan += [(None, 0, views_sets[0]), (boom, 1, views_sets[1])]
+    plan_t = tuple(plan)
+    want = walk.py_screen(data, (pw, pw), plan_t)
+    for walks in ((cw, cw), (pw, pw), (cw, pw)):
+        assert walk.screen(data, walks, plan_t) == tuple(want)
+    for sc, _, views in plan:
+        seen = sc(data) if sc not in (None, boom) else None
+        if type(seen) is dict:
+            assert cw.agrees(seen, views) == walk.agrees(pw, seen, views)
+
+
+def test_screen_lets_base_exceptions_through_and_checks_its_arguments() -> None:
+    c = walk._walk
+    if c is None:
+        pytest.skip(walk.IMPORT_ERROR or "not built")
+    w = walker(REGISTRY["unicode"])(b"A")
+
+    def interrupt(d: bytes) -> Any:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        c.screen(b"A", (w,), ((interrupt, 0, frozenset({"strict"})),))
+    with pytest.raises(ValueError):
+        c.screen(b"A", (w,), ((None, 1, frozenset()),))  # no walk 1
+    with pytest.raises(TypeError):
+        c.screen(b"A", [w], ())
+    with pytest.raises(TypeError):
+        c.screen(b"A", (w,), ((None, 0),))
+    with pytest.raises(ValueError):  # an unknown view in a C walk is the walk's error
+        c.screen(b"A", (w,), ((lambda d: {"nope": 1}, 0, frozenset({"nope"})),))

@@ -60,14 +60,15 @@ still runs them, so a signature is always named from a full run.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from utf8fuzz.decoders.base import Decoder
-from utf8fuzz.decoders.reference import Reference, reference_name
+from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.signature import Signature, failure_feature, feature_of
 from utf8fuzz.outcome import REPLACEMENT, TEXT_VIEWS, VIEWS, Outcome, Token, format_codepoint
 from utf8fuzz.profiles import REGISTRY
+from utf8fuzz.profiles.walk import screen
 
 _ORDER = VIEWS  # most detailed first
 
@@ -110,39 +111,75 @@ class Result:
     its coverage features and views, without building an outcome.
     """
 
-    __slots__ = ("_outcomes", "_screened", "data", "divergences", "full", "references",
-                 "walks")
+    __slots__ = ("_diffs", "_divergences", "_group", "_lazy", "_outcomes", "data", "full",
+                 "references", "walks")
 
     def __init__(self, data: bytes, outcomes: dict[str, Outcome],
                  references: dict[tuple[str, str], str],
                  divergences: list[Divergence] | None = None, *, full: bool = True,
-                 walks: dict[tuple[str, str], _Ref] | None = None,
-                 screened: dict[str, tuple[dict[str, Any], Decoder]] | None = None) -> None:
+                 walks: dict[tuple[str, str], Any] | None = None,
+                 screened: Iterable[tuple[Decoder, dict[str, Any]]] = (),
+                 oracles: dict[tuple[str, str], Reference] | None = None) -> None:
         self.data = data
         self._outcomes = outcomes
         self.references = references
-        self.divergences: list[Divergence] = divergences if divergences is not None else []
+        self._divergences = divergences if divergences is not None else []
+        # the differences found, grouped into divergences when first asked for
+        self._diffs: list[Difference] = []
+        self._group: _Grouper | None = None
         #: False when screens were used: a decoder that agreed at its screened views has
         #: a partial outcome here, and its other views were not compared on this input.
         self.full = full
-        self.walks = {k: r.walk for k, r in (walks or {}).items()}
-        self._screened = (walks or {}, screened or {})
+        self.walks = walks if walks is not None else {}
+        # what outcomes are built from: the references' walks (each walked by the
+        # reference of its key in oracles) and the screens that agreed
+        self._lazy: tuple[dict[tuple[str, str], Reference],
+                          Iterable[tuple[Decoder, dict[str, Any]]]] | None = (
+            oracles or {}, screened)
 
     @property
     def outcomes(self) -> dict[str, Outcome]:
-        refs, screened = self._screened
-        if refs or screened:
-            out: dict[str, Outcome] = {r.reference.name: r.outcome for r in refs.values()}
-            for name, (seen, d) in screened.items():
-                out[name] = Outcome(len(self.data), views=seen, provenance=d._provenance())
+        if self._lazy is not None:
+            oracles, screened = self._lazy
+            out: dict[str, Outcome] = {}
+            for key, walk in self.walks.items():
+                ref = oracles.get(key) or Reference(*key)
+                out[ref.name] = walk.outcome(ref._provenance())
+            for d, seen in screened:
+                out[d.name] = Outcome(len(self.data), views=seen, provenance=d._provenance())
             out.update(self._outcomes)
             self._outcomes = out
-            self._screened = ({}, {})
+            self._lazy = None
         return self._outcomes
 
     @property
+    def divergences(self) -> list[Divergence]:
+        """The divergences, grouped from the differences on first access (the fuzz
+        loop asks :meth:`signature_set` instead, for nearly every input)."""
+        if self._group is not None:
+            self._divergences = self._group.divergences(self._diffs)
+            self._group = None
+        return self._divergences
+
+    @divergences.setter
+    def divergences(self, value: list[Divergence]) -> None:
+        self._divergences, self._group = value, None
+
+    @property
+    def diverged(self) -> bool:
+        """Some decoder differed (without grouping the differences)."""
+        return bool(self._diffs if self._group is not None else self._divergences)
+
+    def signature_set(self) -> list[Signature]:
+        """The signatures of :attr:`divergences`, without making them: what the fuzz
+        loop checks against the signatures it knows, on nearly every input."""
+        if self._group is not None:
+            return self._group.signatures(self._diffs)
+        return [d.signature for d in self._divergences]
+
+    @property
     def signatures(self) -> frozenset[str]:
-        return frozenset(str(d.signature) for d in self.divergences)
+        return frozenset(str(s) for s in self.signature_set())
 
     def get(self, signature: str) -> Divergence | None:
         for d in self.divergences:
@@ -198,29 +235,36 @@ class Differ:
         }
         #: Out-of-process decoders left to :meth:`run_batch` (``batch=True``).
         self.batched = tuple(d for d in self.decoders if batch and d.batched)
-        # The loop's plans: each decoder with its reference's key, its screen (or
+        # The loop's plans: each decoder with its reference's index, its screen (or
         # None) and the views that screen is compared at - looked up once, not per
         # input. Which plan an input gets is decided in run().
-        Plan = tuple[tuple[Decoder, tuple[str, str], Any, frozenset[str]], ...]
+        self._keys = tuple(self.references)
+        self._oracles = tuple(self.references.values())
+        # the walkers themselves where there is one (a C callable: no Python frame)
+        self._walkers = tuple(r._walker or r.walk for r in self._oracles)
+        index = {k: i for i, k in enumerate(self._keys)}
         no_screen = (None, frozenset[str]())
+
+        def plan(entries: Iterable[tuple[Decoder, Any, frozenset[str]]]) -> _Plan:
+            rows = tuple((d, index[d.profile, d.policy], sc, v) for d, sc, v in entries)
+            return _Plan(rows, tuple((sc, i, v) for _, i, sc, v in rows))
+
         # run(full=True): every decoder (the batched ones too), no screens
-        self._full_plan: Plan = tuple(
-            (d, (d.profile, d.policy), *no_screen) for d in self.decoders)
+        self._full_plan = plan((d, *no_screen) for d in self.decoders)
         mine = [d for d in self.decoders if d not in self.batched]
         # full_every=1: every decoder this differ runs per input, in full
-        self._unscreened_plan: Plan = tuple(
-            (d, (d.profile, d.policy), *no_screen) for d in mine)
+        self._unscreened_plan = plan((d, *no_screen) for d in mine)
         # a screened input
-        self._plan: Plan = tuple(
-            (d, (d.profile, d.policy), *(self._screens.get(d.name) or no_screen))
-            for d in mine)
+        self._plan = plan((d, *(self._screens.get(d.name) or no_screen)) for d in mine)
         # a sampled input (one in full_every): in full, except for decoders whose
         # screen is their whole outcome (``screen_complete``)
-        self._sample_plan: Plan = tuple(
-            (d, key, *(sc if d.screen_complete else no_screen))
-            for d, key, *sc in self._plan)
+        self._sample_plan = plan(
+            (d, *((self._screens.get(d.name) or no_screen) if d.screen_complete
+                  else no_screen))
+            for d in mine)
         self._names = {k: r.name for k, r in self.references.items()}
         self._policy = {d.name: d.policy for d in self.decoders}
+        self._grouper = _Grouper(self._names, self._policy)
         self._incr = frozenset(d.name for d in self.decoders if d.incremental)
         # one-shot siblings of incremental decoders, by (family, profile)
         self._oneshot: dict[tuple[str, str], list[str]] = {}
@@ -249,36 +293,34 @@ class Differ:
                 self.screened += 1
         else:
             plan, full = self._unscreened_plan, True
-        refs = {key: _Ref(data, r.walk(data), r) for key, r in self.references.items()}
+        walks = tuple([w(data) for w in self._walkers])
+        # every screen, compared with its reference's walk (see walk.screen)
+        seens, misses = screen(data, walks, plan.screens)
         outcomes: dict[str, Outcome] = {}
-        screened: dict[str, tuple[dict[str, Any], Decoder]] = {}
         diffs: list[Difference] = []
-        for d, key, screen, views in plan:
-            ref = refs[key]
-            if screen is not None:
-                try:
-                    seen = screen(data)
-                except Exception:  # a plug-in's screen that raises: decode in full
-                    seen = None
-                if type(seen) is dict:
-                    if ref.agrees(seen, views):
-                        screened[d.name] = (seen, d)
-                        continue
-                    if d.screen_complete:  # the screen is its whole outcome: judge that
-                        out = outcomes[d.name] = Outcome(
-                            len(data), views=seen, provenance=d._provenance())
-                        diff = self._judge(d, ref, out)
-                        if diff is not None:
-                            diffs.append(diff)
-                        continue
-            out = outcomes[d.name] = d.decode(data)
-            diff = self._judge(d, ref, out)
-            if diff is not None:
-                diffs.append(diff)
-        result = Result(data, outcomes, dict(self._names), full=full, walks=refs,
-                        screened=screened)
+        if misses:
+            refs: dict[int, _Ref] = {}
+            for i in misses:
+                d, k, _, _ = plan.entries[i]
+                ref = refs.get(k)
+                if ref is None:
+                    ref = refs[k] = _Ref(data, walks[k], self._oracles[k])
+                seen = seens[i]
+                if type(seen) is dict and d.screen_complete:
+                    # the screen is its whole outcome: judge that (its partial
+                    # outcome is made if Result.outcomes is asked for)
+                    diff = self._judge(d, ref, seen)
+                else:
+                    out = outcomes[d.name] = d.decode(data)
+                    diff = self._judge(d, ref, out)
+                if diff is not None:
+                    diffs.append(diff)
+        result = Result(data, outcomes, dict(self._names), full=full,
+                        walks=dict(zip(self._keys, walks, strict=True)),
+                        screened=_Agreed(plan.entries, seens, misses),
+                        oracles=self.references)
         if diffs:
-            result.divergences = self._group(self._incremental(diffs))
+            result._diffs, result._group = self._incremental(diffs), self._grouper
         return result
 
     def run_batch(self, inputs: Sequence[bytes]) -> list[Result]:
@@ -308,20 +350,24 @@ class Differ:
                 if diff is not None:
                     diffs.append(diff)
             if diffs:
-                results.append(Result(data, outcomes, dict(self._names), full=False, walks=refs,
-                                      divergences=self._group(self._incremental(diffs))))
+                results.append(Result(
+                    data, outcomes, dict(self._names), full=False,
+                    walks={k: r.walk for k, r in refs.items()}, oracles=self.references,
+                    divergences=self._grouper.divergences(self._incremental(diffs))))
         return results
 
-    def _judge(self, d: Decoder, ref: _Ref, out: Outcome) -> Difference | None:
-        """``out`` (``d``'s full outcome) against the reference at every view it
-        shows, not only those ``d`` declares for every input: a strict-style
-        decoder (iconv) also shows its text on input it accepts, and that text
-        must be checked too."""
-        diff = ref.compare(out, self._compared)
+    def _judge(self, d: Decoder, ref: _Ref, out: Outcome | dict[str, Any]) -> Difference | None:
+        """``out`` (``d``'s full outcome, or a complete screen's views) against the
+        reference at every view it shows, not only those ``d`` declares for every
+        input: a strict-style decoder (iconv) also shows its text on input it
+        accepts, and that text must be checked too."""
+        diff = (ref.compare_views(out, self._compared) if type(out) is dict
+                else ref.compare(out, self._compared))
         if diff is None:
             return None
         klass, idx, view, detail = diff
         if klass in ("crash", "timeout"):
+            assert isinstance(out, Outcome)
             return Difference(d.name, d.profile, klass, failure_feature(out), 0, view, detail)
         feat, start = ref.feature(idx)
         return Difference(d.name, d.profile, klass, feat, start, view, detail)
@@ -351,10 +397,24 @@ class Differ:
             out.append(x)
         return out
 
-    def _group(self, diffs: list[Difference]) -> list[Divergence]:
-        # Called for nearly every fuzz input (known divergences too): plain loops.
+
+class _Grouper:
+    """Differences into divergences: those from one reference (profile and policy)
+    in one class and feature form one, named by all their decoders.
+
+    Called for nearly every fuzz input (known divergences too), so it keeps one
+    Signature object per signature for the whole run, and :meth:`signatures`
+    names them without making the Divergence objects, which only a new signature
+    (or a caller of :attr:`Result.divergences`) needs."""
+
+    def __init__(self, names: dict[tuple[str, str], str], policy: dict[str, str]) -> None:
+        self.names, self.policy = names, policy
+        self.known: dict[tuple[tuple[str, str, str, str], tuple[str, ...]], Signature] = {}
+
+    def _groups(self, diffs: list[Difference]) -> dict[tuple[str, str, str, str],
+                                                       list[Difference]]:
         groups: dict[tuple[str, str, str, str], list[Difference]] = {}
-        policy = self._policy
+        policy = self.policy
         for x in diffs:
             key = (x.profile, policy[x.decoder], x.klass, x.feature)
             g = groups.get(key)
@@ -362,21 +422,64 @@ class Differ:
                 groups[key] = [x]
             else:
                 g.append(x)
+        return groups
+
+    def _signature(self, key: tuple[str, str, str, str], members: list[Difference]) -> Signature:
+        names = tuple(sorted([m.decoder for m in members])) if len(members) > 1 else (
+            members[0].decoder,)
+        sig = self.known.get((key, names))
+        if sig is None:
+            if len(self.known) > 1 << 14:  # a run meets few; a pathological one is bounded
+                self.known.clear()
+            profile, _, klass, feat = key
+            sig = self.known[key, names] = Signature(profile, klass, feat, names)
+        return sig
+
+    def signatures(self, diffs: list[Difference]) -> list[Signature]:
+        return [self._signature(k, m) for k, m in self._groups(diffs).items()]
+
+    def divergences(self, diffs: list[Difference]) -> list[Divergence]:
+        groups = self._groups(diffs)
         out = []
-        for key in sorted(groups) if len(groups) > 1 else groups:
+        for key in sorted(groups):
             members = groups[key]
             if len(members) > 1:
                 members.sort(key=_decoder_of)
                 first = min(members, key=_offset_of)
             else:
                 first = members[0]
-            profile, pol, klass, feat = key
-            out.append(Divergence(
-                Signature(profile, klass, feat, tuple([m.decoder for m in members])),
-                reference_name(profile, pol), first.offset, first.view, first.detail,
-                tuple(members),
-            ))
+            out.append(Divergence(self._signature(key, members), self.names[key[:2]],
+                                  first.offset, first.view, first.detail, tuple(members)))
         return out
+
+
+class _Plan(NamedTuple):
+    """A plan of Differ.run: each decoder with its reference's index, screen (or
+    None) and screened views; and the (screen, index, views) triples that
+    :func:`~utf8fuzz.profiles.walk.screen` runs."""
+
+    entries: tuple[tuple[Decoder, int, Any, frozenset[str]], ...]
+    screens: tuple[tuple[Any, int, frozenset[str]], ...]
+
+
+class _Agreed:
+    """The decoders whose screens agreed on an input, or were judged as they were
+    (``screen_complete``), with what each screen saw: walked only when someone
+    asks for :attr:`Result.outcomes`."""
+
+    __slots__ = ("entries", "misses", "seens")
+
+    def __init__(self, entries: tuple[tuple[Decoder, int, Any, frozenset[str]], ...],
+                 seens: list[Any], misses: list[int]) -> None:
+        self.entries, self.seens, self.misses = entries, seens, misses
+
+    def __iter__(self) -> Iterator[tuple[Decoder, dict[str, Any]]]:
+        missed = set(self.misses)
+        for i, (d, _, sc, _) in enumerate(self.entries):
+            seen = self.seens[i]
+            if sc is not None and type(seen) is dict and (
+                    i not in missed or d.screen_complete):
+                yield d, seen
 
 
 def _decoder_of(x: Difference) -> str:
@@ -418,6 +521,9 @@ class _OutcomeWalk:
 
     def token_index(self, offset: int) -> int:
         return max(0, bisect.bisect_right([t.start for t in self.tokens], offset) - 1)
+
+    def token(self, i: int) -> Token | None:
+        return self.tokens[i] if 0 <= i < len(self.tokens) else None
 
     def outcome(self, provenance: dict[str, str]) -> Outcome:
         return self.outcome_
@@ -463,8 +569,7 @@ class _Ref:
         usually differ at the same token."""
         got = self._features.get(idx)
         if got is None:
-            toks = self.tokens
-            tok = toks[idx] if 0 <= idx < len(toks) else None
+            tok = self.walk.token(idx)
             got = self._features[idx] = (feature_of(self.data, tok, self.reference._profile),
                                          tok.start if tok else 0)
         return got
@@ -484,42 +589,44 @@ class _Ref:
                 return i
         return len(toks) - 1
 
-    def agrees(self, seen: dict[str, Any], views: frozenset[str]) -> bool:
-        """A screen's views equal the reference's at every view compared here, and
-        at least one was compared (an empty screen proves nothing). A text view
-        given as a str is compared with the reference's text: one string
-        comparison instead of a tuple of ints built and compared."""
-        compared = False
-        for v, val in seen.items():
-            if v in views:
-                if val != (self.text(v) if type(val) is str and v in TEXT_VIEWS else self.view(v)):
-                    return False
-                compared = True
-        return compared
-
     # -- per view ------------------------------------------------------------------
 
     def compare(self, out: Outcome, views: Sequence[str]) -> Found | None:
         if not out.ok:
             return (out.status, 0, "status", f"{out.status}: {out.detail or ''}"[:200])
-        if "tokens" in views and out.tokens_ is not None:
+        if out.tokens_ is None:  # a partial outcome: its views as given
+            return self.compare_views(out.views, views)
+        if "tokens" in views:
             if out.tokens_ == self.tokens:
                 return None
             return self._tokens(out.tokens_)
-        shown = out.views if out.tokens_ is None else None  # a partial outcome's views
         for v in views:
-            if shown is not None:
-                raw = shown.get(v, shown)
-                if raw is shown:
-                    continue  # not shown: never a difference (and no exception to pay for)
-                if type(raw) is str and v in TEXT_VIEWS and raw == self.text(v):
-                    continue  # a screen's text, equal as one string
             try:
                 mine = out.view(v)
             except LookupError:
                 continue
             if v == "reason" and "strict" in views and self.view("strict") != out.view("strict"):
                 continue
+            if mine == self.view(v):
+                continue
+            return getattr(self, "_" + v)(mine)
+        return None
+
+    def compare_views(self, shown: dict[str, Any], views: Sequence[str]) -> Found | None:
+        """:meth:`compare` of a partial outcome with these views - also a screen's
+        dict, judged as it is (``screen_complete``) without an Outcome made for it.
+        A view not shown is never a difference; a text view given as a ``str`` is
+        first compared as one string."""
+        for v in views:
+            mine = shown.get(v, shown)
+            if mine is shown:
+                continue
+            if type(mine) is str and v in TEXT_VIEWS:
+                if mine == self.text(v):
+                    continue
+                mine = tuple(map(ord, mine))
+            if v == "reason" and "strict" in views and self.view("strict") != shown.get("strict"):
+                continue  # the strict view differs, and says more
             if mine == self.view(v):
                 continue
             return getattr(self, "_" + v)(mine)

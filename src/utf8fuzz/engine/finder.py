@@ -123,7 +123,7 @@ class Finder:
     def consider(self, data: bytes) -> Result:
         res = self.differ.run(data)
         self.executions += 1
-        if res.divergences:
+        if res.diverged:
             self.divergent_inputs += 1
             self._learn(data, res)
         if self.differ.batched:
@@ -144,7 +144,7 @@ class Finder:
     def _learn(self, data: bytes, res: Result) -> None:
         """Record each signature of ``res`` not known yet, from a full run."""
         seen = self._seen
-        if all(d.signature in seen for d in res.divergences):
+        if all(s in seen for s in res.signature_set()):
             return  # the common case: known divergences, by one hash each
         if not res.full and any(d.signature.id not in self.known for d in res.divergences):
             res = self.differ.run(data, full=True)

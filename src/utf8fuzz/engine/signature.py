@@ -190,6 +190,12 @@ def failure_feature(outcome: Outcome) -> str:
     crash bug reached through many inputs must get one signature."""
     if outcome.status == "timeout":
         return "timeout"
-    head = (outcome.detail or "").split(":", 1)[0].strip()
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", head).strip("-")[:60]
+    return _crash_name((outcome.detail or "").split(":", 1)[0])
+
+
+@lru_cache(maxsize=1 << 10)
+def _crash_name(head: str) -> str:
+    """A crash's exception type as a feature (cached: a decoder that crashes on
+    most fuzz inputs is named on each of them, by a few types)."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", head.strip()).strip("-")[:60]
     return name or "crash"

@@ -25,6 +25,7 @@ enum { P_MAXIMAL, P_SEQUENCE, P_BYTE };
 
 /* Interned names, made once at import. */
 static PyObject *S_CHAR, *S_ERROR, *S_RESERVED, *S_ILLEGAL, *S_TRUNCATED;
+static PyObject *S_TEXT, *S_VIEW;
 static PyObject *S_TOKENS, *S_SPANS, *S_STRICT, *S_REASON, *S_REPLACE, *S_IGNORE, *S_ESCAPE;
 
 /* Set by configure(): the Token NamedTuple class, and the function that makes an
@@ -913,6 +914,155 @@ static PyObject *walk_token_index(Walk *r, PyObject *arg) {
     return PyLong_FromSsize_t(lo > 0 ? lo - 1 : 0);
 }
 
+/* One view of any walk (the C one's cache, or a PyWalk's method): text(view) when
+ * text, else view(view). A new reference. */
+static PyObject *walk_get(PyObject *walk, PyObject *name, int text) {
+    if (Py_IS_TYPE(walk, &WalkType)) {
+        int c = view_index(name, text);
+        if (c >= 0) return cached((Walk *)walk, c);
+        if (PyErr_Occurred()) return NULL;
+    }
+    return PyObject_CallMethodOneArg(walk, text ? S_TEXT : S_VIEW, name);
+}
+
+static int is_text_view(PyObject *name) {
+    if (name == S_REPLACE || name == S_IGNORE || name == S_ESCAPE) return 1;
+    return PyUnicode_Check(name) && (PyUnicode_Compare(name, S_REPLACE) == 0 ||
+                                     PyUnicode_Compare(name, S_IGNORE) == 0 ||
+                                     PyUnicode_Compare(name, S_ESCAPE) == 0);
+}
+
+/* agrees(walk, seen, views): the differ's _Ref.agrees - every view of the screen
+ * `seen` that is in `views` equals the walk's (a str text view against text(v),
+ * anything else against view(v)), and at least one was compared. 1, 0, or -1 on
+ * an error. */
+static int agrees(PyObject *walk, PyObject *seen, PyObject *views) {
+    Py_ssize_t pos = 0;
+    PyObject *v, *val;
+    int compared = 0;
+    while (PyDict_Next(seen, &pos, &v, &val)) {
+        int in = PySet_Contains(views, v);
+        if (in < 0) return -1;
+        if (!in) continue;
+        Py_INCREF(v);
+        Py_INCREF(val); /* the comparison may run code that changes seen */
+        int text = PyUnicode_CheckExact(val) && is_text_view(v);
+        PyObject *ref = walk_get(walk, v, text);
+        int eq = ref ? PyObject_RichCompareBool(val, ref, Py_EQ) : -1;
+        Py_XDECREF(ref);
+        Py_DECREF(v);
+        Py_DECREF(val);
+        if (eq <= 0) return eq;
+        compared = 1;
+    }
+    return compared;
+}
+
+/* screen(data, walks, plan) -> misses: the differ's screening loop (Differ.run),
+ * in C because it runs for every decoder on every fuzz input and the Python loop
+ * and its comparisons cost more than most screens' library calls.
+ *
+ * plan is a tuple of (screen, walk index, views) - screen a callable or None.
+ * Each screen is called on data; if it returns a dict that agrees with
+ * walks[index] at views, the decoder agrees on this input. Returns (seens,
+ * misses): seens[k] is what screen k returned (None if it raised an Exception,
+ * as Differ.run treats a raising screen), misses the indices of the entries
+ * that did not agree (no screen, not a dict, or a difference), in order. */
+static PyObject *screen_loop(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyTuple_Check(args[1]) || !PyTuple_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "screen(data, walks: tuple, plan: tuple)");
+        return NULL;
+    }
+    PyObject *data = args[0], *walks = args[1], *plan = args[2];
+    Py_ssize_t n = PyTuple_GET_SIZE(plan), nw = PyTuple_GET_SIZE(walks);
+    PyObject *seens = PyList_New(n), *misses = PyList_New(0);
+    if (!seens || !misses) goto fail;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *e = PyTuple_GET_ITEM(plan, k);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 3) {
+            PyErr_SetString(PyExc_TypeError, "screen: a plan entry is (screen, walk index, views)");
+            goto fail;
+        }
+        PyObject *screen = PyTuple_GET_ITEM(e, 0), *views = PyTuple_GET_ITEM(e, 2);
+        Py_ssize_t w = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 1));
+        if (w == -1 && PyErr_Occurred()) goto fail;
+        if (w < 0 || w >= nw || !PyAnySet_Check(views)) {
+            PyErr_SetString(PyExc_ValueError, "screen: bad walk index or views");
+            goto fail;
+        }
+        PyObject *seen = Py_None;
+        Py_INCREF(seen);
+        int ok = 0;
+        if (screen != Py_None) {
+            Py_DECREF(seen);
+            seen = PyObject_Vectorcall(screen, &data, 1, NULL);
+            if (!seen) {
+                /* a plug-in's screen that raises: decode in full, as Differ.run does
+                 * (BaseExceptions such as KeyboardInterrupt go on up) */
+                if (!PyErr_ExceptionMatches(PyExc_Exception)) goto fail;
+                PyErr_Clear();
+                seen = Py_None;
+                Py_INCREF(seen);
+            } else if (PyDict_CheckExact(seen)) {
+                ok = agrees(PyTuple_GET_ITEM(walks, w), seen, views);
+                if (ok < 0) {
+                    Py_DECREF(seen);
+                    goto fail;
+                }
+            }
+        }
+        PyList_SET_ITEM(seens, k, seen);
+        if (!ok) {
+            PyObject *i = PyLong_FromSsize_t(k);
+            if (!i || PyList_Append(misses, i) < 0) {
+                Py_XDECREF(i);
+                goto fail;
+            }
+            Py_DECREF(i);
+        }
+    }
+    PyObject *out = PyTuple_Pack(2, seens, misses);
+    Py_DECREF(seens);
+    Py_DECREF(misses);
+    return out;
+fail:
+    Py_XDECREF(seens);
+    Py_XDECREF(misses);
+    return NULL;
+}
+
+static PyObject *walk_agrees(Walk *r, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyDict_Check(args[0]) || !PyAnySet_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "agrees(seen: dict, views: frozenset)");
+        return NULL;
+    }
+    int ok = agrees((PyObject *)r, args[0], args[1]);
+    if (ok < 0) return NULL;
+    return PyBool_FromLong(ok);
+}
+
+/* token(i): tokens[i] without the tuple of them all (the differ names the feature of
+ * one token per divergence); None when i is out of range. */
+static PyObject *walk_token(Walk *r, PyObject *arg) {
+    Py_ssize_t i = PyNumber_AsSsize_t(arg, PyExc_OverflowError);
+    if (i == -1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return NULL;
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (i < 0 || i >= r->ntok) Py_RETURN_NONE;
+    if (r->cache[C_TOKENS]) {
+        PyObject *t = PyTuple_GET_ITEM(r->cache[C_TOKENS], i);
+        Py_INCREF(t);
+        return t;
+    }
+    if (!g_token_type) {
+        PyErr_SetString(PyExc_RuntimeError, "utf8fuzz.profiles._walk is not configured");
+        return NULL;
+    }
+    return new_token(g_token_type, &r->toks[i]);
+}
+
 static PyObject *get_tokens(Walk *r, void *c) { return cached(r, C_TOKENS); }
 static PyObject *get_features(Walk *r, void *c) { return cached(r, C_FEATURES); }
 static PyObject *get_data(Walk *r, void *c) {
@@ -938,6 +1088,8 @@ static PyMethodDef walk_methods[] = {
     {"cover", (PyCFunction)(void (*)(void))walk_cover, METH_FASTCALL,
      "cover(counters, hit) -> list of the feature ids not in counters, or None; "
      "hit(counters[id]) is called for every other id"},
+    {"token", (PyCFunction)walk_token, METH_O,
+     "token(i): tokens[i], or None when i is out of range"},
     {"token_index", (PyCFunction)walk_token_index, METH_O,
      "token_index(offset): index of the token holding byte offset (bisect on the starts)"},
     {"view", (PyCFunction)walk_view, METH_O, "view(name): as Outcome.view(name)"},
@@ -945,6 +1097,8 @@ static PyMethodDef walk_methods[] = {
      "text(name): the replace/ignore/escape view as a str, or None past U+10FFFF"},
     {"outcome", (PyCFunction)walk_outcome, METH_O,
      "outcome(provenance) -> Outcome with these tokens"},
+    {"agrees", (PyCFunction)(void (*)(void))walk_agrees, METH_FASTCALL,
+     "agrees(seen, views): a screen's views in views equal this walk's, and one was compared"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -989,6 +1143,8 @@ static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(Token, make_outcome): the Token class to build, and "
      "make_outcome(tokens, length, provenance, data) -> Outcome."},
+    {"screen", (PyCFunction)(void (*)(void))screen_loop, METH_FASTCALL,
+     "screen(data, walks, plan) -> (seens, misses): the differ's screening loop"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1004,6 +1160,7 @@ PyMODINIT_FUNC PyInit__walk(void) {
         {&S_ILLEGAL, "illegal"}, {&S_TRUNCATED, "truncated"}, {&S_TOKENS, "tokens"},
         {&S_SPANS, "spans"}, {&S_STRICT, "strict"}, {&S_REASON, "reason"},
         {&S_REPLACE, "replace"}, {&S_IGNORE, "ignore"}, {&S_ESCAPE, "escape"},
+        {&S_TEXT, "text"}, {&S_VIEW, "view"},
     };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (!*names[k].slot && !(*names[k].slot = PyUnicode_InternFromString(names[k].text)))

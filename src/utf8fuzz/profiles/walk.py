@@ -40,6 +40,7 @@ for most of them::
     r.outcome(provenance)         # the Outcome the reference decoder returns
     r.cover(counters, hit)        # hit(counters[f]) for each feature f; the rest returned
     r.first_error                 # index of the first error/reserved token, or -1
+    r.token(i)                    # tokens[i] alone (None out of range)
     r.token_index(offset)         # index of the token holding a byte offset
 
 The last three serve the fuzz loop, which walks five references an input and
@@ -54,8 +55,8 @@ fuzz corpus, five references' ``feed_walk`` went from 25-27 µs an input to
 0.42-0.45 µs in the same runs); about 10 µs of what is left is the 84 calls to
 ``_trace_branch`` themselves (Atheris's pybind11 binding, against a no-op
 built-in in the same loop).
-``first_error`` and ``token_index`` let the differ classify a divergence without
-the ``Token`` tuple and a list of starts (``token_index`` is exactly
+``first_error``, ``token`` and ``token_index`` let the differ classify a
+divergence without the ``Token`` tuple and a list of starts (``token_index`` is exactly
 ``max(0, bisect_right([t.start for t in tokens], offset) - 1)``, a binary search
 on the walk's arrays).
 
@@ -92,7 +93,8 @@ except ImportError as e:  # not built (a source checkout without build_ext)
 else:
     IMPORT_ERROR = None
 
-__all__ = ["PyWalk", "Walk", "feature_key", "is_compiled", "py_features", "walker"]
+__all__ = ["PyWalk", "Walk", "agrees", "feature_key", "is_compiled", "py_features", "py_screen",
+           "screen", "walker"]
 
 MAX_UNICODE = 0x10FFFF
 
@@ -111,6 +113,7 @@ class Walk(Protocol):
     def outcome(self, provenance: dict[str, str]) -> Outcome: ...
     @property
     def first_error(self) -> int: ...
+    def token(self, i: int) -> Token | None: ...
     def token_index(self, offset: int) -> int: ...
     def cover(self, counters: dict[int, int], hit: Callable[[int], object]) -> list[int] | None:
         ...
@@ -235,6 +238,9 @@ class PyWalk:
         self.first_error: int = next(
             (k for k, t in enumerate(self.tokens) if t.kind != "char"), -1)
 
+    def token(self, i: int) -> Token | None:
+        return self.tokens[i] if 0 <= i < len(self.tokens) else None
+
     def token_index(self, offset: int) -> int:
         if self._starts is None:
             self._starts = [t.start for t in self.tokens]
@@ -347,3 +353,56 @@ def is_compiled(w: Callable[[bytes], Walk]) -> bool:
     """Is ``w`` the C walker (not the Python fallback)?"""
     return _walk is not None and isinstance(w, _walk.Walker)
 
+
+
+# -- the differ's screening loop -----------------------------------------------------
+
+Screen = tuple[Callable[[bytes], Any] | None, int, frozenset[str]]
+
+
+def agrees(walk: Walk, seen: dict[str, Any], views: frozenset[str]) -> bool:
+    """A screen's views equal the walk's at every view in ``views``, and at least
+    one was compared (an empty screen proves nothing). A text view given as a
+    ``str`` is compared with the walk's :meth:`~Walk.text`: one string comparison
+    instead of a tuple of ints built and compared."""
+    compared = False
+    for v, val in seen.items():
+        if v in views:
+            if val != (walk.text(v) if type(val) is str and v in TEXT_VIEWS else walk.view(v)):
+                return False
+            compared = True
+    return compared
+
+
+def py_screen(data: bytes, walks: tuple[Walk, ...],
+              plan: tuple[Screen, ...]) -> tuple[list[Any], list[int]]:
+    """:meth:`utf8fuzz.engine.differ.Differ.run`'s screening loop: call each
+    ``(screen, walk index, views)`` of ``plan`` on ``data`` and compare what it saw
+    with ``walks[index]`` (:func:`agrees`). Returns ``(seens, misses)``: what each
+    screen returned (None when it raised an :class:`Exception`: the differ then
+    decodes in full, which turns a real failure into a crash outcome), and the
+    indices of the entries that did not agree - no screen, no dict, or a
+    difference - in order.
+
+    The fuzz loop runs this for some twenty decoders on every input, and the loop
+    with its comparisons cost more than most screens' library calls: ``screen`` is
+    the same loop in C (``_walk.screen``) when the extension is built, held equal to
+    this one by ``tests/profiles/test_walk.py``."""
+    seens: list[Any] = []
+    misses: list[int] = []
+    for k, (sc, w, views) in enumerate(plan):
+        seen = None
+        if sc is not None:
+            try:
+                seen = sc(data)
+            except Exception:
+                seen = None
+        seens.append(seen)
+        if type(seen) is not dict or not agrees(walks[w], seen, views):
+            misses.append(k)
+    return seens, misses
+
+
+screen: Callable[[bytes, tuple[Walk, ...], tuple[Screen, ...]],
+                 tuple[list[Any], list[int]]] = (
+    _walk.screen if _walk is not None else py_screen)
