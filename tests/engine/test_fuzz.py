@@ -2,7 +2,10 @@
 expected few bytes, saved with the right signature, and replayed."""
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -97,3 +100,27 @@ def test_atheris_on_two_cores_finds_the_planted_bug(corpus, monkeypatch):
     assert "atheris_error" not in r, r.get("atheris_error")
     assert r["executions"] > 100
     assert any(x["input"] == "c080" for x in r["new"]), r["new"]
+
+
+@pytest.mark.skipif(atheris_available() is not None, reason=str(atheris_available()))
+def test_the_atheris_target_compares_the_last_batch_at_exit(tmp_path):
+    # An isolated plug-in is compared in batches of 128 inputs or each second.
+    # libFuzzer ends the process with exit(), which runs no Python exit handler:
+    # -runs=0 runs the one seed (C0 80) and exits at once, inside the first
+    # batch, so the planted bug is found only if the target's C exit handler
+    # compares the last batch.
+    root = Path(__file__).resolve().parents[2]
+    seeds = tmp_path / "in"
+    seeds.mkdir()
+    (seeds / "c080").write_bytes(b"\xc0\x80")
+    log = tmp_path / "found.jsonl"
+    env = {**os.environ, "UTF8FUZZ_DECODERS": json.dumps(["tests.engine.planted:PLANTED_C080"]),
+           "UTF8FUZZ_CORPUS": str(tmp_path / "corpus"), "UTF8FUZZ_FOUND_LOG": str(log),
+           "UTF8FUZZ_MINIMIZE_SECONDS": "1", "PYTHONPATH": str(root)}
+    p = subprocess.run([sys.executable, str(root / "fuzz" / "differential.py"), "-runs=0",
+                        str(seeds)], cwd=root, env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    found = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [x["input"] for x in found] == ["c080"], p.stderr[-2000:]
+    assert found[0]["decoders"] == ["planted:accepts-c080"]

@@ -32,7 +32,7 @@ import os
 import shlex
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 #: The views each mode compares (see utf8fuzz.outcome).
@@ -94,6 +94,41 @@ def relaunchable(argv: Sequence[str]) -> list[str]:
     return [path, *argv[1:]]
 
 
+#: The exit callbacks made by at_process_exit, kept alive as long as the process.
+_EXIT_CALLBACKS: list[object] = []
+
+
+def at_process_exit(fn: Callable[[], None]) -> bool:
+    """Call ``fn`` when the process ends through C's ``exit()``; False if this libc
+    offers no way to ask.
+
+    Why: libFuzzer ends a run (``-max_total_time``, ``-runs``) by calling ``exit()``
+    from inside ``atheris.Fuzz()``. The interpreter is never finalized, so Python's
+    :mod:`atexit` handlers never run - and the finder's last partial batch of
+    out-of-process decoders would go unchecked. C's exit handlers do run, in the
+    thread that called ``exit()``, the one running Python; ``__cxa_atexit`` (glibc
+    and macOS, where ``atexit`` itself is not an exported symbol) registers one,
+    and ctypes makes ``fn`` callable from C. A crash (libFuzzer's ``_Exit``) runs
+    none, which is right: the process state is not to be trusted then."""
+    import ctypes
+
+    try:
+        register = ctypes.CDLL(None).__cxa_atexit
+    except (AttributeError, OSError):
+        return False
+
+    def call(_: object) -> None:
+        try:
+            fn()
+        except BaseException as e:  # nothing above this frame to tell
+            print(f"utf8fuzz: at exit: {type(e).__name__}: {e}"[:300], file=sys.stderr)
+
+    cb = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(call)
+    _EXIT_CALLBACKS.append(cb)
+    register.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+    return register(ctypes.cast(cb, ctypes.c_void_p), None, None) == 0
+
+
 def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
          mode: str = "all") -> None:
     import atheris
@@ -122,6 +157,13 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     instrument_references()
     covs: list[TableCoverage] = []  # made on the first input: libFuzzer is running then
 
+    def log_new(n: int) -> None:
+        """Append the entries found since there were ``n`` to the found log."""
+        if len(found) != n and log:
+            with open(log, "a", encoding="utf-8") as f:
+                for x in found[n:]:
+                    f.write(json.dumps(x.to_json()) + "\n")
+
     def test_one_input(data: bytes) -> None:
         if not covs:
             covs.append(TableCoverage(atheris._reserve_counter, atheris._trace_branch,
@@ -131,10 +173,15 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
         res = consider(data)
         for (profile, _), walk in res.walks.items():
             cov.feed_walk(profile, walk)
-        if len(found) != n and log:
-            with open(log, "a", encoding="utf-8") as f:
-                for x in found[n:]:
-                    f.write(json.dumps(x.to_json()) + "\n")
+        log_new(n)
+
+    def last_batch() -> None:
+        n = len(found)
+        finder.flush()
+        log_new(n)
+
+    if finder.differ.batched:
+        at_process_exit(last_batch)
 
     # Everything made so far lives as long as the process: out of the collector's
     # way, so that a full collection does not walk the modules and tables again.

@@ -25,8 +25,9 @@ inputs and every :data:`BATCH` of them sends one ``decode_many`` per such decode
 passed. An input on which one of them diverges with a signature not yet known is
 run again in full, everything synchronously, before anything is recorded. Call
 :meth:`Finder.flush` when the run ends, or the last partial batch is never
-compared; the Atheris target cannot (libFuzzer ends the process without running
-Python's exit handlers), so there at most the last second goes unchecked by them.
+compared. The Atheris target does it from a C exit handler
+(:func:`~.atheris_target.at_process_exit`): libFuzzer ends the process with
+``exit()``, and Python's own exit handlers never run.
 """
 
 from __future__ import annotations
