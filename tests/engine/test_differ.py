@@ -131,14 +131,53 @@ def test_one_ignore_bug_gets_one_signature_whatever_else_the_input_holds(hexin):
     # A literal U+FFFD (EF BF BD) later in the input must not move the blame off
     # the C2 that got output onto a character after it.
     assert sigs([IgnoreSubstitutes()], hexin) == [
-        "unicode/accepts-ill-formed/incomplete-2-byte-sequence/planted:ignore-substitutes"]
+        "unicode/different-replacement/incomplete-2-byte-sequence/planted:ignore-substitutes"]
 
 
 def test_inserted_value_that_looks_like_a_literal_replacement_character():
     # F1 then a literal U+FFFD: the inserted U+FFFD lines up with the literal one
     # first; the alignment still blames F1.
     assert sigs([IgnoreSubstitutes()], "F1 EF BF BD 41") == [
-        "unicode/accepts-ill-formed/incomplete-4-byte-sequence/planted:ignore-substitutes"]
+        "unicode/different-replacement/incomplete-4-byte-sequence/planted:ignore-substitutes"]
+
+
+class IgnoreKeepsLatin1(Decoder):
+    """A planted bug of another kind in the ignore view: an error's bytes kept as
+    Latin-1 characters (what the mutf8 C package does), not substituted."""
+
+    name, shows = "planted:ignore-keeps-latin1", frozenset({"ignore"})
+
+    def run(self, data):
+        out = []
+        for t in Reference("unicode").decode(data).tokens:
+            out += [t.value] if t.kind == "char" else list(data[t.start:t.end])
+        return Outcome.partial(len(data), ignore=tuple(out))
+
+
+class EscapeSubstitutes(Decoder):
+    """surrogateescape done as replace: U+FFFD where the bytes were to be escaped."""
+
+    name, shows = "planted:escape-substitutes", frozenset({"escape"})
+
+    def run(self, data):
+        return Outcome.partial(len(data), escape=tuple(map(ord, data.decode("utf-8", "replace"))))
+
+
+def test_substituting_where_errors_are_dropped_or_escaped_is_a_replacement_difference():
+    # U+FFFD for an error is a difference in the number of U+FFFD, whichever
+    # view expected something else; keeping the error's bytes as characters is
+    # accepting it. A decoder doing one must not share a signature with one
+    # doing the other (glibc iconv accepts F8 88 80 80 80; PyICU's ignore mode
+    # substitutes for it).
+    assert sigs([IgnoreKeepsLatin1()], "41 C2 41") == [
+        "unicode/accepts-ill-formed/incomplete-2-byte-sequence/planted:ignore-keeps-latin1"]
+    assert sigs([IgnoreSubstitutes(), IgnoreKeepsLatin1()], "F8 88 80 80 80") == [
+        "unicode/accepts-ill-formed/5-byte-form/planted:ignore-keeps-latin1",
+        "unicode/different-replacement/5-byte-form/planted:ignore-substitutes"]
+    assert sigs([EscapeSubstitutes()], "41 C2 41") == [
+        "unicode/different-replacement/incomplete-2-byte-sequence/planted:escape-substitutes"]
+    assert sigs([EscapeSubstitutes()], "41 C2") == [
+        "unicode/different-replacement/truncated-2-byte-at-end/planted:escape-substitutes"]
 
 
 class WrongTextOnValidInput(Decoder):

@@ -60,6 +60,7 @@ still runs them, so a signature is always named from a full run.
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -730,9 +731,9 @@ class _Ref:
                   f"decoder {_cp(x)}")
         inserted = self._inserted_at(theirs)
         if inserted is not None:
-            return ("accepts-ill-formed", inserted, "ignore", detail)
+            return (_kept_class(theirs, mine), inserted, "ignore", detail)
         if k >= len(mine):
-            return ("accepts-ill-formed", self.last_error(), "ignore", detail)
+            return (_kept_class(theirs[k:], ()), self.last_error(), "ignore", detail)
         idx = [i for i, t in enumerate(self.tokens) if t.kind == "char"][k]
         if x is None or (k + 1 < len(mine) and mine[k + 1] == x):
             return ("rejects-well-formed", idx, "ignore", detail)
@@ -802,7 +803,9 @@ class _Ref:
         x = theirs[k] if k < len(theirs) else None
         detail = (f"output {k}: reference {_cp(mine[k] if k < len(mine) else None)}, "
                   f"decoder {_cp(x)}")
-        x_err = x is not None and 0xDC80 <= x <= 0xDCFF
+        # what an error becomes: its bytes escaped, or (a decoder that substitutes
+        # here) U+FFFD - a replacement, not a character
+        x_err = x is not None and (0xDC80 <= x <= 0xDCFF or x == REPLACEMENT)
         if k >= len(mine):
             klass = "different-replacement" if x_err else "accepts-ill-formed"
             return (klass, self.last_error(), "escape", detail)
@@ -813,6 +816,18 @@ class _Ref:
         else:
             klass = "different-replacement" if x is None or x_err else "accepts-ill-formed"
         return (klass, i, "escape", detail)
+
+
+def _kept_class(theirs: Sequence[int], mine: Sequence[int]) -> str:
+    """The class of an ignore-view output that is the reference's characters plus
+    values kept for errors: ``theirs`` less ``mine`` as multisets is exactly what
+    was kept (whichever alignment). All U+FFFD: a decoder that substitutes where
+    errors are to be dropped (PyICU's "ignore"), a difference in the number of
+    U+FFFD; anything else is an error's bytes decoded as a character."""
+    kept = Counter(theirs)
+    kept.subtract(mine)
+    values = {v for v, n in kept.items() if n > 0}
+    return "different-replacement" if values == {REPLACEMENT} else "accepts-ill-formed"
 
 
 def _prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
