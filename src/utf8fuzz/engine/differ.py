@@ -729,6 +729,11 @@ class _Ref:
         x = theirs[k] if k < len(theirs) else None
         detail = (f"output {k}: reference {_cp(mine[k] if k < len(mine) else None)}, "
                   f"decoder {_cp(x)}")
+        if theirs == self.view("replace"):
+            # One U+FFFD per error (a decoder whose ignore mode substitutes, met on
+            # nearly every fuzz input): the first error is the earliest any
+            # alignment can insert at, and U+FFFD is all it kept.
+            return ("different-replacement", self.first_error(), "ignore", detail)
         inserted = self._inserted_at(theirs)
         if inserted is not None:
             return (_kept_class(theirs, mine), inserted, "ignore", detail)
@@ -751,11 +756,6 @@ class _Ref:
         Linear in the output per token: an error token lets every position at or
         after a reachable one be reached, so one sweep with a running minimum does it.
         Bounded: the ignore view is compared on fuzz-sized inputs."""
-        if theirs == self.view("replace"):
-            # One value per error (a decoder whose ignore mode substitutes): the
-            # first error is the earliest any alignment can insert at, and this one
-            # does - the search below would find it too, in quadratic time.
-            return self.first_error()
         n = len(theirs)
         if n * len(self.tokens) > 250_000:
             return None
