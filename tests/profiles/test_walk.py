@@ -13,6 +13,7 @@ import gc
 import itertools
 import os
 import tracemalloc
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests import nomemory
 from utf8fuzz import strategies
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.coverage import TableCoverage
@@ -527,3 +529,36 @@ def test_screen_lets_base_exceptions_through_and_checks_its_arguments() -> None:
         c.screen(b"A", (w,), ((None, 0),))
     with pytest.raises(ValueError):  # an unknown view in a C walk is the walk's error
         c.screen(b"A", (w,), ((lambda d: {"nope": 1}, 0, frozenset({"nope"})),))
+
+
+# -- out of memory -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["unicode", "rfc2279", "corrected", "cesu8"])
+def test_the_c_walk_when_memory_runs_out(name: str) -> None:
+    """Each thing a walk builds (tokens, views, texts, features, one token, the
+    screening loop) with each of its allocations failing in turn: MemoryError
+    or the same answer (tests/nomemory.py). A fresh walk each run: a walk keeps
+    what it built."""
+    w = walker(REGISTRY[name])
+    if not is_compiled(w):
+        pytest.skip(walk.IMPORT_ERROR or "not built")
+    data = bytes.fromhex("41 c3a9 e282ac f09f9880 c080 eda080 f888808080 fe e282")
+    # a walk is compared by what it records: its tokens, built afterwards
+    failed = nomemory.check_every_allocation(lambda: partial(w, data), f"{name}: walk",
+                                             key=lambda r: (r.tokens, r.first_error))
+    calls: list[tuple[str, Any]] = []
+    for attr in ("tokens", "features"):
+        calls.append((attr, lambda attr=attr: partial(getattr, w(data), attr)))
+    for v in VIEWS:
+        calls.append((f"view {v}", lambda v=v: partial(w(data).view, v)))
+    for v in TEXTS:
+        calls.append((f"text {v}", lambda v=v: partial(w(data).text, v)))
+    calls.append(("token", lambda: partial(w(data).token, 3)))
+    views = frozenset({"strict", "replace", "spans"})
+    seen = {"strict": None, "replace": "A"}
+    plan = ((None, 0, views), (seen.copy, 0, views))
+    calls.append(("screen", lambda: partial(walk.screen, data, (w(data),), plan)))
+    failed += sum(nomemory.check_every_allocation(make, f"{name}: {what}")
+                  for what, make in calls)
+    assert failed > len(calls)  # failures were met, not run past
