@@ -34,7 +34,13 @@ the Python transcription by tests), and its views are computed on first use; a
 screen's text view is compared as one ``str`` with the reference's text; a decoder
 showing tokens is compared by one tuple equality; classification only runs on a
 difference, and outcomes are only built when someone asks for them
-(:attr:`Result.outcomes`).
+(:attr:`Result.outcomes`). The loop over the screens and their comparison is C
+(:func:`utf8fuzz.profiles.walk.screen`). Decoders with known bugs differ on
+nearly every fuzz input, so a difference is cheap to name too: a complete
+screen is judged as the dict it is, a feature needs one token of the walk, and
+the differences are grouped into :class:`Divergence` objects only when someone
+asks (:attr:`Result.divergences`); the fuzz loop asks only for the run's
+interned signatures (:meth:`Result.signature_set`).
 
 Two tiers (screening). A decoder may offer :meth:`~utf8fuzz.decoders.base.Decoder.screen`:
 a few views from its cheapest library call. When the differ screens an input, such a
@@ -43,7 +49,8 @@ are equal it agrees on this input, its full outcome is never built, and
 :attr:`Result.outcomes` holds a partial outcome of just the screened views (what was
 observed). On any mismatch, or a screen that says None, the decoder is decoded and
 compared in full, exactly as without screening, so every difference reported comes
-from full outcomes. The price: a view a decoder shows but its screen leaves out is
+from full outcomes - except where the screen *is* the full outcome
+(``screen_complete``), which is judged as it is. The price: a view a decoder shows but its screen leaves out is
 compared only on inputs decoded in full. ``full_every=N`` decodes every Nth input in
 full (a deterministic counter; the first input is one of them), so such a
 difference is still found, at 1/N of the rate. ``full_every=1`` (the default, for
