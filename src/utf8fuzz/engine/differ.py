@@ -50,10 +50,11 @@ are equal it agrees on this input, its full outcome is never built, and
 observed). On any mismatch, or a screen that says None, the decoder is decoded and
 compared in full, exactly as without screening, so every difference reported comes
 from full outcomes - except where the screen *is* the full outcome
-(``screen_complete``), which is judged as it is. The price: a view a decoder shows but its screen leaves out is
-compared only on inputs decoded in full. ``full_every=N`` decodes every Nth input in
-full (a deterministic counter; the first input is one of them), so such a
-difference is still found, at 1/N of the rate. ``full_every=1`` (the default, for
+(``screen_complete``), which is judged as it is. The price: a view a decoder shows
+but its screen leaves out is compared only on inputs decoded in full.
+``full_every=N`` decodes every Nth input in full (a deterministic counter; the
+first input is one of them), so such a difference is still found, at 1/N of the
+rate. ``full_every=1`` (the default, for
 the API, the CLI, replay) never screens; the fuzz loop passes its own (see
 :mod:`.finder`). :meth:`Differ.signatures` - the minimizer's predicate - and
 ``run(data, full=True)`` always compare in full.
