@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from tests.engine.planted import Crashes, planted_block, planted_c080, planted_truncated4
 from utf8fuzz.decoders.base import Decoder
@@ -30,6 +32,33 @@ def test_swallowed_byte_is_a_replacement_difference_on_the_truncated_sequence():
     assert sigs([planted_truncated4()], "F0 9F 98 41") == [
         "unicode/different-replacement/incomplete-4-byte-sequence/"
         "planted:swallows-after-truncated4"]
+
+
+@pytest.mark.parametrize("hexin", [
+    "F0 9F 98 EF BF BD 41",  # a literal U+FFFD after it (once: rejects-well-formed/ascii)
+    "F0 9F 98 EF BF BD EF BF BD 41",
+    "EF BF BD F0 9F C3 A9 41",
+    "F0 9F F0 9F 98 80",  # the swallowed byte is the lead of a 4-byte character
+])
+def test_a_swallowed_byte_is_blamed_on_the_truncated_sequence_whatever_follows(hexin):
+    assert sigs([planted_truncated4()], hexin) == [
+        "unicode/different-replacement/incomplete-4-byte-sequence/"
+        "planted:swallows-after-truncated4"]
+
+
+_TEXT = st.text(st.sampled_from("A\u00e9\u4e2d\U0001f600\ufffd"), max_size=4)
+
+
+@given(_TEXT, st.sampled_from([b"\xf0\x9f", b"\xf0\x9f\x98", b"\xf4\x8f"]), _TEXT)
+@settings(max_examples=300, deadline=None)
+def test_one_replace_bug_gets_one_signature_whatever_text_surrounds_it(before, cut, after):
+    # Well-formed text around one truncated 4-byte sequence, literal U+FFFD included:
+    # where the planted decoder differs at all, it is in that one way.
+    assume(after)  # the bug needs a byte after the sequence
+    data = before.encode() + cut + after.encode()
+    assert Differ([planted_truncated4()]).signatures(data) == {
+        "unicode/different-replacement/incomplete-4-byte-sequence/"
+        "planted:swallows-after-truncated4"}, data.hex(" ")
 
 
 def test_decoders_with_the_same_difference_share_a_signature():
