@@ -6,6 +6,7 @@ libraries' own allocations (ICU's, glibc's) are theirs and are not failed."""
 from __future__ import annotations
 
 import codecs
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -28,35 +29,27 @@ INPUTS = [
 LIMIT = 1000
 
 
-def found(module: Any) -> list[Any]:
-    return [d for d in module.discover() if isinstance(d, Decoder)]
+#: Each library's adapters, and the C calls each makes on an input.
+GLUE: dict[str, tuple[Any, Callable[[Any, bytes], list[Any]]]] = {
+    "icu": (icu, lambda d, data: [partial(_native.icu_screen, *d._args, data, d._cesu8),
+                                  partial(_native.icu_decode, *d._args, data, d._cesu8)]),
+    "iconv": (iconv, lambda d, data: [partial(_native.iconv_run, d._cd, data, d._kind, True),
+                                      partial(_native.iconv_convert, d._cd, data)]),
+}
 
 
-def test_icu_glue() -> None:
+@pytest.mark.parametrize("library", GLUE)
+def test_library_glue(library: str) -> None:
     require_testcapi()
-    decs = found(icu)
+    module, calls = GLUE[library]
+    decs = [d for d in module.discover() if isinstance(d, Decoder)]
     if not decs:
-        pytest.skip("no ICU here")
+        pytest.skip(f"no {library} here")
     for d in decs:
         for data in INPUTS:
-            for fn in (_native.icu_screen, _native.icu_decode):
-                what = f"{d.name} {fn.__name__} {data[:12].hex(' ')}"
-                check_every_allocation(lambda fn=fn, d=d, data=data: partial(
-                    fn, *d._args, data, d._cesu8), what, limit=LIMIT)
-
-
-def test_iconv_glue() -> None:
-    require_testcapi()
-    decs = found(iconv)
-    if not decs:
-        pytest.skip("no iconv here")
-    for d in decs:
-        for data in INPUTS:
-            what = f"{d.name} {data[:12].hex(' ')}"
-            check_every_allocation(lambda d=d, data=data: partial(
-                _native.iconv_run, d._cd, data, d._kind, True), what + " run", limit=LIMIT)
-            check_every_allocation(lambda d=d, data=data: partial(
-                _native.iconv_convert, d._cd, data), what + " convert", limit=LIMIT)
+            for call in calls(d, data):
+                what = f"{d.name} {call.func.__name__} {data[:12].hex(' ')}"
+                check_every_allocation(lambda call=call: call, what, limit=LIMIT)
 
 
 def test_tiling_and_the_incremental_screen() -> None:
