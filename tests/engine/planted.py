@@ -83,6 +83,24 @@ class Crashes(Decoder):
         return Outcome.partial(len(data), replace=[ord(c) for c in data.decode("utf-8", "replace")])
 
 
+class CrashesOnFirstSight(Decoder):
+    """Raises the first time it meets an input with an FE byte, and decodes it when it
+    meets it again: a decoder whose state (here, what it has seen) changes what it
+    does, so no full re-run shows the crash again."""
+
+    name = "planted:crashes-on-first-sight"
+    shows = frozenset({"replace"})
+
+    def __init__(self) -> None:
+        self.seen: set[bytes] = set()
+
+    def run(self, data: bytes) -> Outcome:
+        if b"\xfe" in data and data not in self.seen:
+            self.seen.add(bytes(data))
+            raise IndexError("planted crash, first sight only")
+        return Outcome.partial(len(data), replace=[ord(c) for c in data.decode("utf-8", "replace")])
+
+
 def planted_c080() -> Planted:
     return Planted("planted:accepts-c080", accepts_c080)
 
@@ -98,3 +116,4 @@ def planted_block() -> Planted:
 #: Module-level instances for ``--decoder tests.engine.planted:PLANTED_C080``.
 PLANTED_C080 = planted_c080()
 PLANTED_TRUNCATED4 = planted_truncated4()
+CRASHES_ON_FIRST_SIGHT = CrashesOnFirstSight()

@@ -10,9 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.planted import Crashes, planted_c080, planted_truncated4
+from tests.engine.planted import (
+    Crashes,
+    CrashesOnFirstSight,
+    planted_c080,
+    planted_truncated4,
+)
 from utf8fuzz.cli import main
 from utf8fuzz.engine.corpus import load
+from utf8fuzz.engine.finder import Finder
 from utf8fuzz.engine.run import atheris_available, fuzz
 from utf8fuzz.pytest_plugin import ReplayFailure, check_entry
 
@@ -124,3 +130,40 @@ def test_the_atheris_target_compares_the_last_batch_at_exit(tmp_path):
     found = [json.loads(line) for line in log.read_text().splitlines()]
     assert [x["input"] for x in found] == ["c080"], p.stderr[-2000:]
     assert found[0]["decoders"] == ["planted:accepts-c080"]
+
+
+@pytest.mark.parametrize("full_every", [1, 1000])
+def test_a_divergence_a_full_run_does_not_show_again_is_reported_not_saved(tmp_path,
+                                                                           full_every):
+    # full_every=1: every input runs in full, and the minimizer's re-run loses it;
+    # 1000: the input is screened, and the full run before naming loses it.
+    f = Finder([CrashesOnFirstSight()], tmp_path, "hypothesis", minimize_seconds=1,
+               full_every=full_every)
+    f.consider(b"")  # the first input of a screening differ is a full one
+    for data in (b"A\xfeB", b"\xfe\xfe"):
+        f.consider(data)
+    sig = "unicode/crash/IndexError/planted:crashes-on-first-sight"
+    assert [(u.signature, u.input, u.reproduced) for u in f.unreproduced] == [
+        (sig, b"A\xfeB", False)]  # once per signature and run
+    assert f.found == [] and load(tmp_path) == ([], [])
+
+
+def test_the_fuzz_summary_lists_unreproduced_divergences(corpus):
+    r = fuzz([CrashesOnFirstSight()], engine="hypothesis", seconds=2, corpus=corpus,
+             minimize_seconds=1)
+    assert r["new"] == []
+    (u,) = r["unreproduced"]
+    assert u["signature"] == "unicode/crash/IndexError/planted:crashes-on-first-sight"
+    assert "fe" in u["input"]
+
+
+@pytest.mark.skipif(atheris_available() is not None, reason=str(atheris_available()))
+def test_the_atheris_engine_reports_unreproduced_divergences(corpus, monkeypatch):
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    r = fuzz([], engine="atheris", seconds=3, corpus=corpus, jobs=1,
+             specs=["tests.engine.planted:CRASHES_ON_FIRST_SIGHT+inprocess"],
+             minimize_seconds=1)
+    assert "atheris_error" not in r, r.get("atheris_error")
+    assert r["new"] == []
+    assert [u["signature"] for u in r["unreproduced"]] == [
+        "unicode/crash/IndexError/planted:crashes-on-first-sight"]

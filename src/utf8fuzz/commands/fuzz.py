@@ -7,7 +7,9 @@ rich status line shows executions per second, divergences and corpus size; at th
 end a summary table (or, with ``--json``, one JSON object) and the triage report.
 
 Exit status: 0 when nothing new was found, 1 when new divergences were saved, 2 on a
-usage error. The default budget (one hour, every core) suits a nightly job.
+usage error. Divergences that a full re-run of their input did not show again are
+listed as "unreproduced" (not saved, not counted as new). The default budget (one
+hour, every core) suits a nightly job.
 """
 
 from __future__ import annotations
@@ -142,6 +144,9 @@ def _print_summary(result: dict[str, Any]) -> None:
               f"({result['execs_per_sec']:,.0f}/s)")
     t.add_row("divergent inputs", f"{result['divergent_inputs']:,}")
     t.add_row("new signatures", str(len(result["new"])))
+    if result.get("unreproduced"):
+        t.add_row("unreproduced", f"{len(result['unreproduced'])} (met once, gone on a "
+                  "full re-run: a stateful or flaky decoder; not saved)")
     t.add_row("corpus", f"{result['corpus']} ({result['corpus_size']} entries)")
     for k in ("atheris", "atheris_error"):
         if result.get(k):
@@ -155,3 +160,10 @@ def _print_summary(result: dict[str, Any]) -> None:
         for x in result["new"]:
             n.add_row(Text(x["signature"]), x["class"], x["feature"], x["input"].upper())
         console.print(n)
+    if result.get("unreproduced"):
+        u = Table(title="unreproduced (met once; a full re-run of the input did not show it)")
+        for col in ("signature", "input (hex)"):
+            u.add_column(col, overflow="fold")
+        for x in result["unreproduced"]:
+            u.add_row(Text(x["signature"]), x["input"].upper())
+        console.print(u)

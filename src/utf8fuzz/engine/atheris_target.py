@@ -157,11 +157,14 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     instrument_references()
     covs: list[TableCoverage] = []  # made on the first input: libFuzzer is running then
 
-    def log_new(n: int) -> None:
-        """Append the entries found since there were ``n`` to the found log."""
-        if len(found) != n and log:
+    unreproduced = finder.unreproduced
+
+    def log_new(n: int, u: int) -> None:
+        """Append the entries found since there were ``n`` (and the unreproduced
+        signatures since there were ``u``) to the found log."""
+        if (len(found) != n or len(unreproduced) != u) and log:
             with open(log, "a", encoding="utf-8") as f:
-                for x in found[n:]:
+                for x in [*found[n:], *unreproduced[u:]]:
                     f.write(json.dumps(x.to_json()) + "\n")
 
     def test_one_input(data: bytes) -> None:
@@ -169,16 +172,16 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
             covs.append(TableCoverage(atheris._reserve_counter, atheris._trace_branch,
                                       atheris.UpdateCounterArrays))
         cov = covs[0]
-        n = len(found)
+        n, u = len(found), len(unreproduced)
         res = consider(data)
         for (profile, _), walk in res.walks.items():
             cov.feed_walk(profile, walk)
-        log_new(n)
+        log_new(n, u)
 
     def last_batch() -> None:
-        n = len(found)
+        n, u = len(found), len(unreproduced)
         finder.flush()
-        log_new(n)
+        log_new(n, u)
 
     if finder.differ.batched:
         at_process_exit(last_batch)

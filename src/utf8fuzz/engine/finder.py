@@ -80,6 +80,9 @@ class Found:
     path: Path | None
     position_dependent: bool
     sidecar: dict[str, Any] = field(repr=False, default_factory=dict)
+    #: False: seen once in the loop, but a full run of the same input no longer
+    #: showed it (a stateful or flaky decoder); reported, never saved.
+    reproduced: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -91,6 +94,7 @@ class Found:
             "original_size": self.original_size,
             "position_dependent": self.position_dependent,
             "path": str(self.path) if self.path else None,
+            "reproduced": self.reproduced,
         }
 
 
@@ -115,6 +119,8 @@ class Finder:
         self.minimize_seconds = minimize_seconds
         self.known: set[str] = corpus_mod.signature_ids(self.corpus) if self.corpus else set()
         self.found: list[Found] = []
+        #: Signatures met once that a full run of the same input did not show again.
+        self.unreproduced: list[Found] = []
         self.executions = 0
         self.divergent_inputs = 0
         self._pending: list[bytes] = []
@@ -148,12 +154,28 @@ class Finder:
         if all(s in seen for s in res.signature_set()):
             return  # the common case: known divergences, by one hash each
         if not res.full and any(d.signature.id not in self.known for d in res.divergences):
+            first = res
             res = self.differ.run(data, full=True)
+            again = res.signatures
+            for div in first.divergences:
+                if div.signature.id not in self.known and str(div.signature) not in again:
+                    self._unreproduced(data, div.signature)
         for div in res.divergences:
             if div.signature.id not in self.known:
                 self.known.add(div.signature.id)
                 self._record(data, str(div.signature))
             seen.add(div.signature)
+
+    def _unreproduced(self, data: bytes, sig: Signature) -> None:
+        """A signature met once that a full run of the same input did not show
+        again: a decoder with state (earlier inputs changed what it does) or a
+        flaky one. It is not saved - nothing replays it - but it is reported, once
+        per signature and run, with the input it was met on: silence would hide
+        exactly the bugs that are hardest to find. It is not tried again in this
+        run (a flaky decoder would otherwise cost a minimization each time)."""
+        self.known.add(sig.id)  # both callers met it unknown: reported once
+        self.unreproduced.append(Found(str(sig), sig.decoders, sig.klass, sig.feature, data,
+                                       len(data), None, False, reproduced=False))
 
     def _record(self, data: bytes, sig: str) -> None:
         m = minimize(data, lambda b: sig in self.differ.signatures(b),
@@ -164,6 +186,7 @@ class Finder:
             res = self.differ.run(data, full=True)
             div = res.get(sig)
             if div is None:
+                self._unreproduced(data, Signature.parse(sig))
                 return
         side = corpus_mod.build_sidecar(
             res, div, self.by_name, engine=self.engine, original_size=len(data),

@@ -18,7 +18,9 @@ the first second of any run. Both screen (:mod:`.finder`): ``full_every`` (None:
 
 The summary is the ``--json`` object: ``decoders``, ``executions``, ``execs_per_sec``,
 ``new`` (one object per new signature: signature, decoders, class, feature, input in
-hex) and a few more keys (engines, seconds, corpus size, divergent inputs).
+hex), ``unreproduced`` (the same for signatures met once that a full run of the same
+input did not show again - a stateful or flaky decoder; reported, not saved, not
+counted as new) and a few more keys (engines, seconds, corpus size, divergent inputs).
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ class Progress:
     executions: dict[str, int] = field(default_factory=dict)
     divergent: dict[str, int] = field(default_factory=dict)
     new: list[dict[str, Any]] = field(default_factory=list)
+    #: signatures met once that a full run of the same input did not show again
+    unreproduced: list[dict[str, Any]] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -61,12 +65,14 @@ class Progress:
         return sum(self.executions.values())
 
     def add_new(self, items: Sequence[dict[str, Any]]) -> None:
+        """Entries found (each signature once), and unreproduced signatures, which
+        the same stream carries with ``"reproduced": false``."""
         with self.lock:
-            seen = {x["signature"] for x in self.new}
+            seen = {x["signature"] for x in [*self.new, *self.unreproduced]}
             for x in items:
                 if x["signature"] not in seen:
                     seen.add(x["signature"])
-                    self.new.append(x)
+                    (self.new if x.get("reproduced", True) else self.unreproduced).append(x)
 
 
 def seeds(corpus: Path) -> list[bytes]:
@@ -95,14 +101,14 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
     profiles = sorted({d.profile for d in finder.differ.decoders})
     if not profiles:
         return finder
-    sent = 0
+    sent = gone = 0
 
     def flush() -> None:
-        nonlocal sent
+        nonlocal sent, gone
         finder.flush()
         report(finder.executions, finder.divergent_inputs,
-               [f.to_json() for f in finder.found[sent:]])
-        sent = len(finder.found)
+               [f.to_json() for f in [*finder.found[sent:], *finder.unreproduced[gone:]]])
+        sent, gone = len(finder.found), len(finder.unreproduced)
 
     if replay_seeds and corpus is not None:
         for s in seeds(corpus):
@@ -283,6 +289,11 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
              "feature": x["feature"], "input": x["input"],
              "position_dependent": x.get("position_dependent", False)}
             for x in progress.new
+        ],
+        "unreproduced": [
+            {"signature": x["signature"], "decoders": x["decoders"], "class": x["class"],
+             "feature": x["feature"], "input": x["input"]}
+            for x in progress.unreproduced
         ],
         "corpus": str(corpus) if corpus else None,
         "corpus_size": len(corpus_mod.signature_ids(corpus)) if corpus else 0,
