@@ -69,7 +69,8 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from utf8fuzz.decoders.base import Decoder
@@ -124,7 +125,7 @@ class Result:
                  "references", "walks")
 
     def __init__(self, data: bytes, outcomes: dict[str, Outcome],
-                 references: dict[tuple[str, str], str],
+                 references: Mapping[tuple[str, str], str],
                  divergences: list[Divergence] | None = None, *, full: bool = True,
                  walks: dict[tuple[str, str], Any] | None = None,
                  screened: Iterable[tuple[Decoder, dict[str, Any]]] = (),
@@ -152,7 +153,7 @@ class Result:
             oracles, screened = self._lazy
             out: dict[str, Outcome] = {}
             for key, walk in self.walks.items():
-                ref = oracles.get(key) or Reference(*key)
+                ref = oracles[key]
                 out[ref.name] = walk.outcome(ref._provenance())
             for d, seen in screened:
                 out[d.name] = Outcome(len(self.data), views=seen, provenance=d._provenance())
@@ -271,7 +272,8 @@ class Differ:
             (d, *((self._screens.get(d.name) or no_screen) if d.screen_complete
                   else no_screen))
             for d in mine)
-        self._names = {k: r.name for k, r in self.references.items()}
+        # shared by every Result (read-only: no copy per input)
+        self._names = MappingProxyType({k: r.name for k, r in self.references.items()})
         self._policy = {d.name: d.policy for d in self.decoders}
         self._grouper = _Grouper(self._names, self._policy)
         self._incr = frozenset(d.name for d in self.decoders if d.incremental)
@@ -324,9 +326,9 @@ class Differ:
                     diff = self._judge(d, ref, out)
                 if diff is not None:
                     diffs.append(diff)
-        result = Result(data, outcomes, dict(self._names), full=full,
+        result = Result(data, outcomes, self._names, full=full,
                         walks=dict(zip(self._keys, walks, strict=True)),
-                        screened=_Agreed(plan.entries, seens, misses),
+                        screened=_Agreed(plan.entries, seens),
                         oracles=self.references)
         if diffs:
             result._diffs, result._group = self._incremental(diffs), self._grouper
@@ -360,7 +362,7 @@ class Differ:
                     diffs.append(diff)
             if diffs:
                 results.append(Result(
-                    data, outcomes, dict(self._names), full=False,
+                    data, outcomes, self._names, full=False,
                     walks={k: r.walk for k, r in refs.items()}, oracles=self.references,
                     divergences=self._grouper.divergences(self._incremental(diffs))))
         return results
@@ -416,7 +418,7 @@ class _Grouper:
     names them without making the Divergence objects, which only a new signature
     (or a caller of :attr:`Result.divergences`) needs."""
 
-    def __init__(self, names: dict[tuple[str, str], str], policy: dict[str, str]) -> None:
+    def __init__(self, names: Mapping[tuple[str, str], str], policy: dict[str, str]) -> None:
         self.names, self.policy = names, policy
         self.known: dict[tuple[tuple[str, str, str, str], tuple[str, ...]], Signature] = {}
 
@@ -472,22 +474,20 @@ class _Plan(NamedTuple):
 
 
 class _Agreed:
-    """The decoders whose screens agreed on an input, or were judged as they were
-    (``screen_complete``), with what each screen saw: walked only when someone
-    asks for :attr:`Result.outcomes`."""
+    """What each screen saw on an input, walked only when someone asks for
+    :attr:`Result.outcomes`: a partial outcome for each decoder whose screen
+    answered (a decoder decoded in full on this input has its full outcome
+    there instead)."""
 
-    __slots__ = ("entries", "misses", "seens")
+    __slots__ = ("entries", "seens")
 
     def __init__(self, entries: tuple[tuple[Decoder, int, Any, frozenset[str]], ...],
-                 seens: list[Any], misses: list[int]) -> None:
-        self.entries, self.seens, self.misses = entries, seens, misses
+                 seens: list[Any]) -> None:
+        self.entries, self.seens = entries, seens
 
     def __iter__(self) -> Iterator[tuple[Decoder, dict[str, Any]]]:
-        missed = set(self.misses)
-        for i, (d, _, sc, _) in enumerate(self.entries):
-            seen = self.seens[i]
-            if sc is not None and type(seen) is dict and (
-                    i not in missed or d.screen_complete):
+        for (d, _, _, _), seen in zip(self.entries, self.seens, strict=True):
+            if type(seen) is dict:
                 yield d, seen
 
 
