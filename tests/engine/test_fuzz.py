@@ -84,31 +84,39 @@ def test_cli_usage_errors(capsys):
     assert main(["fuzz", "--profile", "nope", "--time", "1"]) == 2
 
 
-@pytest.mark.skipif(atheris_available() is not None, reason=str(atheris_available()))
-def test_atheris_engine_finds_the_planted_bug(corpus, monkeypatch):
+needs_atheris = pytest.mark.skipif(atheris_available() is not None,
+                                   reason=str(atheris_available()))
+
+
+def run_atheris(corpus, monkeypatch, spec, *, seconds, jobs=1, minimize_seconds=2):
+    """``utf8fuzz fuzz --engine atheris`` on one planted decoder, from the checkout
+    (where the target imports ``tests.engine.planted``); its run must not fail."""
     monkeypatch.chdir(Path(__file__).resolve().parents[2])
-    r = fuzz([], engine="atheris", seconds=4, corpus=corpus, jobs=1,
-             specs=["tests.engine.planted:PLANTED_C080+inprocess"], minimize_seconds=2)
+    r = fuzz([], engine="atheris", seconds=seconds, corpus=corpus, jobs=jobs,
+             specs=[f"tests.engine.planted:{spec}"], minimize_seconds=minimize_seconds)
     assert "atheris_error" not in r, r.get("atheris_error")
+    return r
+
+
+@needs_atheris
+def test_atheris_engine_finds_the_planted_bug(corpus, monkeypatch):
+    r = run_atheris(corpus, monkeypatch, "PLANTED_C080+inprocess", seconds=4)
     assert r["executions"] > 100
     sigs = {x["signature"]: x for x in r["new"]}
     assert any(x["input"] == "c080" for x in sigs.values()), sigs
 
 
-@pytest.mark.skipif(atheris_available() is not None, reason=str(atheris_available()))
+@needs_atheris
 def test_atheris_on_two_cores_finds_the_planted_bug(corpus, monkeypatch):
     # --jobs 2 is libFuzzer's -fork=2: its workers are started by running the
     # target's argv[0] again (a bug once: "fuzz/differential.py: Permission denied",
     # and nothing run at all). The isolated plug-in is compared in batches.
-    monkeypatch.chdir(Path(__file__).resolve().parents[2])
-    r = fuzz([], engine="atheris", seconds=6, corpus=corpus, jobs=2,
-             specs=["tests.engine.planted:PLANTED_C080"], minimize_seconds=2)
-    assert "atheris_error" not in r, r.get("atheris_error")
+    r = run_atheris(corpus, monkeypatch, "PLANTED_C080", seconds=6, jobs=2)
     assert r["executions"] > 100
     assert any(x["input"] == "c080" for x in r["new"]), r["new"]
 
 
-@pytest.mark.skipif(atheris_available() is not None, reason=str(atheris_available()))
+@needs_atheris
 def test_the_atheris_target_compares_the_last_batch_at_exit(tmp_path):
     # An isolated plug-in is compared in batches of 128 inputs or each second.
     # libFuzzer ends the process with exit(), which runs no Python exit handler:
@@ -157,13 +165,10 @@ def test_the_fuzz_summary_lists_unreproduced_divergences(corpus):
     assert "fe" in u["input"]
 
 
-@pytest.mark.skipif(atheris_available() is not None, reason=str(atheris_available()))
+@needs_atheris
 def test_the_atheris_engine_reports_unreproduced_divergences(corpus, monkeypatch):
-    monkeypatch.chdir(Path(__file__).resolve().parents[2])
-    r = fuzz([], engine="atheris", seconds=3, corpus=corpus, jobs=1,
-             specs=["tests.engine.planted:CRASHES_ON_FIRST_SIGHT+inprocess"],
-             minimize_seconds=1)
-    assert "atheris_error" not in r, r.get("atheris_error")
+    r = run_atheris(corpus, monkeypatch, "CRASHES_ON_FIRST_SIGHT+inprocess", seconds=3,
+                    minimize_seconds=1)
     assert r["new"] == []
     assert [u["signature"] for u in r["unreproduced"]] == [
         "unicode/crash/IndexError/planted:crashes-on-first-sight"]
