@@ -925,13 +925,6 @@ static PyObject *walk_get(PyObject *walk, PyObject *name, int text) {
     return PyObject_CallMethodOneArg(walk, text ? S_TEXT : S_VIEW, name);
 }
 
-static int is_text_view(PyObject *name) {
-    if (name == S_REPLACE || name == S_IGNORE || name == S_ESCAPE) return 1;
-    return PyUnicode_Check(name) && (PyUnicode_Compare(name, S_REPLACE) == 0 ||
-                                     PyUnicode_Compare(name, S_IGNORE) == 0 ||
-                                     PyUnicode_Compare(name, S_ESCAPE) == 0);
-}
-
 /* agrees(walk, seen, views): the differ's _Ref.agrees - every view of the screen
  * `seen` that is in `views` equals the walk's (a str text view against text(v),
  * anything else against view(v)), and at least one was compared. 1, 0, or -1 on
@@ -946,7 +939,7 @@ static int agrees(PyObject *walk, PyObject *seen, PyObject *views) {
         if (!in) continue;
         Py_INCREF(v);
         Py_INCREF(val); /* the comparison may run code that changes seen */
-        int text = PyUnicode_CheckExact(val) && is_text_view(v);
+        int text = PyUnicode_CheckExact(val) && view_index(v, 1) >= 0; /* a text view */
         PyObject *ref = walk_get(walk, v, text);
         int eq = ref ? PyObject_RichCompareBool(val, ref, Py_EQ) : -1;
         Py_XDECREF(ref);
