@@ -1,30 +1,28 @@
 """Table coverage: what libFuzzer is told the references met."""
 
+import json
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import utf8fuzz
 from utf8fuzz.engine.coverage import TableCoverage
+from utf8fuzz.engine.run import atheris_available
 from utf8fuzz.profiles import get_profile
 from utf8fuzz.profiles.walk import PyWalk, Walk, feature_key, walker
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.next, self.hits = 0, []
-
-    def reserve(self) -> int:
-        self.next += 1
-        return self.next
-
-    def hit(self, i: int) -> None:
-        self.hits.append(i)
+def bumps(before: bytes, after: bytearray) -> list[int]:
+    """The counters bumped between two snapshots, each as often as it was."""
+    return [i for i, (a, b) in enumerate(zip(before, after, strict=True)) for _ in range(b - a)]
 
 
 def keys_for(hexin: str, profile: str = "unicode") -> set[tuple[object, ...]]:
-    rec = Recorder()
-    cov = TableCoverage(rec.reserve, rec.hit, pool=64)
+    cov = TableCoverage(bytearray(64))
     data = bytes.fromhex(hexin)
     cov.feed(get_profile(profile), data, utf8fuzz.decode(data, profile).tokens)
     return set(cov.keys)
@@ -62,15 +60,32 @@ def test_block_boundaries_straddled():
     assert not any(k[1] == "block" for k in keys_for("41" * 13 + "E2 82 AC"))
 
 
-def test_pool_is_reserved_up_front_and_keys_map_to_stable_counters():
-    rec = Recorder()
-    cov = TableCoverage(rec.reserve, rec.hit, pool=8)
-    assert rec.next == 8  # reserved before any input: libFuzzer must be given them
+def test_keys_map_to_stable_counters_and_share_the_last_when_the_region_is_full():
+    cov = TableCoverage(bytearray(8))
     p, data = get_profile("unicode"), b"A"
     cov.feed(p, data, utf8fuzz.decode(data).tokens)
-    first = list(rec.hits)
+    first = bytes(cov.counters)
+    assert sum(first) == 3  # ("char", row), ("next", "start", ...), ("next", ..., "end")
     cov.feed(p, data, utf8fuzz.decode(data).tokens)
-    assert rec.hits[len(first):] == first
+    assert bytes(cov.counters) == bytes(2 * c for c in first)  # the same counters again
+    for k in range(10):  # more keys than counters: the last one takes the rest
+        data = bytes([0xE1, 0x80, 0x41]) * k + bytes([0xC2 + k, 0xA9])
+        cov.feed(p, data, utf8fuzz.decode(data).tokens)
+    assert len(cov.keys) > 8 and set(cov._ids.values()) == set(range(8))
+
+
+def test_counters_saturate_at_255():
+    cov = TableCoverage(bytearray(4))
+    p = get_profile("unicode")
+    for _ in range(300):
+        cov.feed(p, b"A", utf8fuzz.decode(b"A").tokens)
+        cov.feed_walk("unicode", walker(p)(b"A"))
+    assert set(cov.counters[:3]) == {255}
+
+
+def test_a_region_libfuzzer_can_read_is_needed():
+    with pytest.raises(ValueError):
+        TableCoverage(bytearray())
 
 
 # -- feed_walk: the walk's cover does the loop over the feature ids ---------------------
@@ -87,7 +102,7 @@ def loop_feed_walk(cov: TableCoverage, name: str, walk: Walk) -> None:
         c = counters.get(f)
         if c is None:
             c = counters[f] = cov._counter((name, *feature_key(f)))
-        cov._hit(c)
+        cov.counters[c] += 1
 
 
 def test_feed_walk_is_the_loop_over_feature_ids():
@@ -95,19 +110,19 @@ def test_feed_walk_is_the_loop_over_feature_ids():
     assert len(inputs) > 20
     runs = {}
     for how in ("loop", "c", "python"):
-        rec = Recorder()
-        cov = TableCoverage(rec.reserve, rec.hit, pool=4096)
+        cov = TableCoverage(bytearray(4096))
         per_input = []
         for data in inputs:
             for name in FUZZ_PROFILES:
                 p = get_profile(name)
-                n = len(rec.hits)
+                before = bytes(cov.counters)
                 if how == "loop":
                     loop_feed_walk(cov, name, walker(p)(data))
                 else:
                     w = walker(p)(data) if how == "c" else PyWalk(data, p, "maximal-subpart")
                     cov.feed_walk(name, w)
-                per_input.append(sorted(rec.hits[n:]))
+                per_input.append(bumps(before, cov.counters))
+                cov.counters[:] = bytes(len(cov.counters))  # as libFuzzer, between inputs
         # the same key given the same counter, in the same order; the same bumps
         runs[how] = (list(cov._ids.items()), per_input)
     assert type(walker(get_profile("unicode"))(b"")).__module__ == "utf8fuzz.profiles._walk"
@@ -116,14 +131,43 @@ def test_feed_walk_is_the_loop_over_feature_ids():
     assert all(len(h) == len(set(h)) for h in runs["c"][1])  # one bump per key an input
 
 
-def test_feed_walk_propagates_what_hit_raises():
-    def hit(c: int) -> None:
-        raise OSError(c)
-
-    cov = TableCoverage(Recorder().reserve, hit, pool=64)
+def test_feed_walk_never_writes_outside_the_region():
     p = get_profile("unicode")
     for make in (walker(p), lambda d: PyWalk(d, p, "maximal-subpart")):
-        with pytest.raises(OSError):  # a new key: hit from Python
+        cov = TableCoverage(bytearray(64))
+        cov.feed_walk("unicode", make(b"A\xff"))
+        cov.counters = bytearray(1)  # counters handed out beyond it
+        with pytest.raises(IndexError):
             cov.feed_walk("unicode", make(b"A\xff"))
-        with pytest.raises(OSError):  # its first key now known: hit from the cover
+        cov.counters = bytes(64)  # type: ignore[assignment]  # read-only
+        with pytest.raises(BufferError):
             cov.feed_walk("unicode", make(b"A\xff"))
+
+
+# -- the region libFuzzer reads ---------------------------------------------------------
+
+
+def test_libfuzzer_counters_need_libfuzzer_in_the_process():
+    code = ("from utf8fuzz.engine.coverage import libfuzzer_counters\n"
+            "try:\n    libfuzzer_counters(8)\nexcept OSError as e:\n    print('OSError', e)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.stdout.startswith("OSError no libFuzzer in this process"), p.stderr[-2000:]
+
+
+@pytest.mark.skipif(atheris_available() is not None, reason=str(atheris_available()))
+def test_libfuzzer_reads_the_table_coverage(tmp_path):
+    """The references run uninstrumented: whatever coverage libFuzzer reports on the
+    seeds is the table coverage, read from the region handed to it."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "UTF8FUZZ_DECODERS": json.dumps(["cpython:replace"]),
+           "UTF8FUZZ_CORPUS": str(tmp_path / "corpus")}
+    p = subprocess.run([sys.executable, str(root / "fuzz" / "differential.py"), "-runs=0",
+                        str(root / "corpus" / "seeds")], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    m = re.search(r"INITED cov: (\d+) ft: (\d+)", p.stderr)
+    assert m is not None, p.stderr[-2000:]
+    # one reference (unicode) over the seeds: Table 3.1B's nine rows, and many
+    # error shapes, neighbours and block boundaries (107 when written)
+    assert int(m.group(1)) > 50, m.group(0)
+    assert not list(tmp_path.glob("inflight-*")), "the in-flight file is removed at exit"

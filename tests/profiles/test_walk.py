@@ -91,15 +91,19 @@ def check_classification(r: Any, tokens: tuple[Token, ...], data: bytes) -> None
 
 def check_cover(c: Any, p: PyWalk) -> None:
     """The C cover against PyWalk.cover: with no counters known, every other one
-    known, and all known (plus ids of no feature), the same counters are hit in
-    the same order and the same ids come back."""
+    known, and all known (plus ids of no feature), the same counters are bumped
+    and the same ids come back."""
     feats = p.features
     for known in (set(), set(feats[::2]), set(feats)):
-        counters = {f: 1000 + i for i, f in enumerate(feats) if f in known}
-        counters[(9 << 20) | 5] = 7  # not a feature id: never hit
-        got: list[list[int]] = [[], []]
-        missing = [c.cover(dict(counters), got[0].append), p.cover(dict(counters), got[1].append)]
-        assert got[0] == got[1] == [counters[f] for f in feats if f in known]
+        counters = {f: 100 + i for i, f in enumerate(feats) if f in known}
+        counters[(9 << 20) | 5] = 7  # not a feature id: never bumped
+        regions = [bytearray(200), bytearray(200)]
+        missing = [c.cover(dict(counters), regions[0]), p.cover(dict(counters), regions[1])]
+        want_region = bytearray(200)
+        for f in feats:
+            if f in known:
+                want_region[counters[f]] += 1
+        assert regions[0] == regions[1] == want_region
         want = [f for f in feats if f not in known] or None
         assert missing[0] == missing[1] == want
 
@@ -334,39 +338,30 @@ def test_no_leak() -> None:
 # -- coverage features -----------------------------------------------------------------
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.next = 0
-        self.hits: list[int] = []
-
-    def reserve(self) -> int:
-        self.next += 1
-        return self.next
-
-    def hit(self, i: int) -> None:
-        self.hits.append(i)
+def bumped(before: bytes, after: bytearray) -> set[int]:
+    """The counters bumped between two snapshots of a region."""
+    return {i for i, (x, y) in enumerate(zip(before, after, strict=True)) if y != x}
 
 
 @pytest.mark.parametrize(("name", "policy"), PAIRS)
 def test_features_are_the_keys_feed_bumps(name: str, policy: str) -> None:
     p = REGISTRY[name]
     w = walker(p, policy)
-    rec = Recorder()
-    cov = TableCoverage(rec.reserve, rec.hit)
+    cov = TableCoverage(bytearray(TableCoverage.POOL))
     for data in [*(f.read_bytes() for f in CORPUS), *THREE[::37]]:
         r = w(data)
-        n = len(rec.hits)
+        before = bytes(cov.counters)
         cov.feed(p, data, r.tokens)
         key_of = {c: k for k, c in cov._ids.items()}
         assert len(key_of) == len(cov._ids)  # the pool is not exhausted: one key a counter
-        fed = {key_of[c][1:] for c in rec.hits[n:]}
+        fed = {key_of[c][1:] for c in bumped(before, cov.counters)}
+        cov.counters[:] = bytes(len(cov.counters))  # as libFuzzer, between inputs
         assert {feature_key(i) for i in r.features} == fed, data.hex(" ")
         assert list(r.features) == sorted(set(r.features))
 
 
 def test_feed_walk_bumps_the_counters_feed_does() -> None:
-    rec = Recorder()
-    cov = TableCoverage(rec.reserve, rec.hit, pool=4096)
+    cov = TableCoverage(bytearray(4096))
     for name in ("corrected", "cesu8"):
         ref = Reference(name, "per-sequence")
         for k, f in enumerate(CORPUS):
@@ -375,12 +370,13 @@ def test_feed_walk_bumps_the_counters_feed_does() -> None:
             hit: list[set[int]] = []
             # whichever of the two meets a key first, both bump the same counter
             for how in (("walk", "feed") if k % 2 else ("feed", "walk")):
-                n = len(rec.hits)
+                before = bytes(cov.counters)
                 if how == "walk":
                     cov.feed_walk(name, r)
                 else:
                     cov.feed(REGISTRY[name], data, r.tokens)
-                hit.append(set(rec.hits[n:]))
+                hit.append(bumped(before, cov.counters))
+                cov.counters[:] = bytes(len(cov.counters))  # no counter saturates
             assert hit[0] == hit[1], data.hex()
     assert len(cov.keys) > 100
 
@@ -397,45 +393,37 @@ def both_walks(data: bytes, name: str = "unicode") -> list[Any]:
     return [walker(REGISTRY[name])(data), PyWalk(data, REGISTRY[name], "maximal-subpart")]
 
 
-def test_cover_propagates_what_hit_raises() -> None:
-    calls: list[int] = []
-
-    def hit(c: int) -> None:
-        calls.append(c)
-        if len(calls) == 2:
-            raise KeyError("from hit")
-
+def test_cover_bumps_in_the_region_and_nowhere_else() -> None:
     for r in both_walks(b"A\xe2\x82\xac\xff\xc3"):
-        calls.clear()
-        counters = {f: k for k, f in enumerate(r.features)}
-        with pytest.raises(KeyError, match="from hit"):
-            r.cover(counters, hit)
-        assert calls == [0, 1]  # stopped at the raise
-
-
-def test_cover_survives_hit_emptying_the_counters() -> None:
-    # hit may run any code; the C holds each counter while it calls hit
-    for r in both_walks(b"A\xe2\x82\xac\xff"):
-        counters = {f: 10**30 + k for k, f in enumerate(r.features)}  # not cached ints
-        seen: list[int] = []
-
-        def hit(c: int, counters: dict[int, int] = counters, seen: list[int] = seen) -> None:
-            seen.append(c)
-            counters.clear()
-
-        assert r.cover(counters, hit) == list(r.features[1:])
-        assert seen == [10**30]
+        feats = r.features
+        region = bytearray(b"\x07" * (len(feats) + 2))
+        region[1] = 255  # saturated: stays
+        counters = {f: k + 1 for k, f in enumerate(feats)}
+        assert r.cover(counters, region) is None
+        want = bytearray(b"\x07" * (len(feats) + 2))
+        for k in range(len(feats)):
+            want[k + 1] = 255 if k == 0 else 8
+        assert region == want
+        with pytest.raises(IndexError):  # a counter past the region's end
+            r.cover({feats[-1]: len(region)}, region)
+        with pytest.raises(IndexError):
+            r.cover({feats[0]: -1}, region)
+        assert region == want  # nothing written on the way to the error
 
 
 def test_cover_argument_errors() -> None:
     for r in both_walks(b"A"):
         with pytest.raises(TypeError):
-            r.cover([], print)
+            r.cover([], bytearray(4))
+        with pytest.raises(BufferError):  # read-only memory
+            r.cover({}, bytes(4))
+        with pytest.raises(TypeError):  # a counter that is not an int
+            r.cover({f: "0" for f in r.features}, bytearray(4))
     c = walker(REGISTRY["unicode"])(b"A")
     with pytest.raises(TypeError):
         c.cover({})
-    with pytest.raises(TypeError):  # a counter found, and hit not callable
-        c.cover({f: 1 for f in c.features}, None)
+    with pytest.raises(TypeError):  # not a buffer
+        c.cover({}, None)
 
 
 def test_first_error_and_token_index_on_the_edges() -> None:
@@ -531,6 +519,70 @@ def test_screen_lets_base_exceptions_through_and_checks_its_arguments() -> None:
         c.screen(b"A", (w,), ((lambda d: {"nope": 1}, 0, frozenset({"nope"})),))
 
 
+@given(st.lists(st.binary(max_size=16), min_size=1, max_size=5), st.randoms(use_true_random=False))
+@settings(max_examples=60, deadline=None)
+def test_screen_many_is_screen_of_each_input(inputs: list[bytes], rnd: Any) -> None:
+    """_walk.screen_many against py_screen_many (which is py_screen per input), for
+    plans that differ per input as the differ's do (a sampled input has no screen
+    where a screened one has one)."""
+    ref = REGISTRY["unicode"]
+    views = [frozenset({"strict", "reason"}), frozenset(TEXTS), frozenset()]
+    cws = tuple((walker(ref)(d),) for d in inputs)
+    pws = tuple((PyWalk(d, ref, "maximal-subpart"),) for d in inputs)
+    width = 6
+    def returning(seen: Any) -> Any:
+        return lambda d: seen
+
+    plans = []
+    for (cw,) in cws:
+        seens = screens_for(cw)
+        plans.append(tuple(
+            (None if rnd.random() < 0.2 else returning(rnd.choice(seens)), 0,
+             views[k % len(views)]) for k in range(width)))
+    want = walk.py_screen_many(tuple(inputs), pws, tuple(plans))
+    assert want == [walk.py_screen(d, w, p) for d, w, p in zip(inputs, pws, plans, strict=True)]
+    for ws in (cws, pws):
+        got = walk.screen_many(tuple(inputs), ws, tuple(plans))
+        assert [tuple(x) for x in got] == [tuple(x) for x in want]
+
+
+def test_screen_many_calls_decoder_major() -> None:
+    calls: list[tuple[int, bytes]] = []
+
+    def screen_of(k: int) -> Any:
+        def sc(d: bytes) -> dict[str, Any]:
+            calls.append((k, d))
+            return {"strict": None}
+        return sc
+
+    inputs = (b"A", b"B", b"\xff")
+    w = walker(REGISTRY["unicode"])
+    plan = tuple((screen_of(k), 0, frozenset({"strict"})) for k in range(3))
+    got = walk.screen_many(inputs, tuple((w(d),) for d in inputs), (plan,) * 3)
+    assert calls == [(k, d) for k in range(3) for d in inputs]
+    assert [m for _, m in got] == [[], [], [0, 1, 2]]  # FF is an error: strict differs
+
+
+def test_screen_many_checks_its_arguments() -> None:
+    c = walk._walk
+    if c is None:
+        pytest.skip(walk.IMPORT_ERROR or "not built")
+    w = walker(REGISTRY["unicode"])(b"A")
+    e = (None, 0, frozenset())
+    assert c.screen_many((), (), ()) == []
+    with pytest.raises(ValueError):  # one walks per input
+        c.screen_many((b"A",), (), ((e,),))
+    with pytest.raises(ValueError):  # every plan as long
+        c.screen_many((b"A", b"B"), ((w,), (w,)), ((e,), (e, e)))
+    with pytest.raises(TypeError):
+        c.screen_many([b"A"], ((w,),), ((e,),))
+    with pytest.raises(TypeError):
+        c.screen_many((b"A",), ([w],), ((e,),))
+    for many in (c.screen_many, walk.py_screen_many):
+        with pytest.raises(ValueError):
+            many((b"A", b"B"), ((w,), (w,)), ((e,), (e, e)))
+
+
 # -- out of memory -------------------------------------------------------------------
 
 
@@ -559,6 +611,8 @@ def test_the_c_walk_when_memory_runs_out(name: str) -> None:
     seen = {"strict": None, "replace": "A"}
     plan = ((None, 0, views), (seen.copy, 0, views))
     calls.append(("screen", lambda: partial(walk.screen, data, (w(data),), plan)))
+    calls.append(("screen_many", lambda: partial(
+        walk.screen_many, (data, data[:5]), ((w(data),), (w(data[:5]),)), (plan, plan))))
     failed += sum(nomemory.check_every_allocation(make, f"{name}: {what}")
                   for what, make in calls)
     assert failed > len(calls)  # failures were met, not run past

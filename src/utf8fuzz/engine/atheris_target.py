@@ -22,6 +22,14 @@ Environment:
 ``UTF8FUZZ_FOUND_LOG`` optional JSON-lines file of new entries
 ``UTF8FUZZ_MINIMIZE_SECONDS`` per new signature (default 10)
 ``UTF8FUZZ_INSTRUMENT``  ``1``: instrument the references' bytecode too
+``UTF8FUZZ_SCREEN_BATCH`` inputs compared together (default 32; ``1``: each at once)
+
+Inputs are compared in batches, decoder-major (:mod:`.finder`, "Screening
+batches"): each input's walks - its coverage - are taken at once, the decoders run
+when the batch is full. If a decoder crashes the process mid-batch, libFuzzer
+saves the batch's last input, which may not be the culprit; every input of the
+batch is in ``<artifact prefix>inflight-<pid>.hex`` (one hex line each; removed at
+a clean exit). Each can be run alone: ``python fuzz/differential.py FILE``.
 """
 
 from __future__ import annotations
@@ -129,12 +137,22 @@ def at_process_exit(fn: Callable[[], None]) -> bool:
     return register(ctypes.cast(cb, ctypes.c_void_p), None, None) == 0
 
 
+def artifact_prefix(argv: Sequence[str]) -> str:
+    """libFuzzer's ``-artifact_prefix`` (where it writes crash files), else ``""``:
+    the current directory, as libFuzzer's own default."""
+    prefix = ""
+    for a in argv[1:]:
+        if a.startswith("-artifact_prefix="):
+            prefix = a.split("=", 1)[1]
+    return prefix
+
+
 def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
          mode: str = "all") -> None:
     import atheris
 
-    from utf8fuzz.engine.coverage import TableCoverage
-    from utf8fuzz.engine.finder import Finder
+    from utf8fuzz.engine.coverage import TableCoverage, libfuzzer_counters
+    from utf8fuzz.engine.finder import Finder, InFlight, screen_batch_default
     from utf8fuzz.engine.mutator import make_custom_mutator
 
     if os.environ.get("UTF8FUZZ_INSTRUMENT") == "1":
@@ -147,12 +165,18 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     decs = select(specs, profiles)
     corpus = Path(os.environ.get("UTF8FUZZ_CORPUS", "corpus"))
     log = os.environ.get("UTF8FUZZ_FOUND_LOG")
+    argv = list(argv if argv is not None else sys.argv)
+    batch = screen_batch_default()
+    inflight = InFlight(Path(artifact_prefix(argv) + f"inflight-{os.getpid()}.hex")) \
+        if batch > 1 else None
     finder = Finder(decs, corpus, "atheris", views=MODES[mode],
-                    minimize_seconds=float(os.environ.get("UTF8FUZZ_MINIMIZE_SECONDS", "10")))
+                    minimize_seconds=float(os.environ.get("UTF8FUZZ_MINIMIZE_SECONDS", "10")),
+                    screen_batch=batch, inflight=inflight)
     if not finder.differ.decoders:
         print("utf8fuzz: no decoder under test for this target (only references, which are "
               "the oracle); nothing to compare", file=sys.stderr)
-    consider = finder.consider
+    queue = finder.queue
+    keys = finder.differ.walk_keys  # the profile of each walk queue() returns
     found = finder.found
     instrument_references()
     covs: list[TableCoverage] = []  # made on the first input: libFuzzer is running then
@@ -169,12 +193,10 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
 
     def test_one_input(data: bytes) -> None:
         if not covs:
-            covs.append(TableCoverage(atheris._reserve_counter, atheris._trace_branch,
-                                      atheris.UpdateCounterArrays))
+            covs.append(TableCoverage(libfuzzer_counters()))
         cov = covs[0]
         n, u = len(found), len(unreproduced)
-        res = consider(data)
-        for (profile, _), walk in res.walks.items():
+        for (profile, _), walk in zip(keys, queue(data), strict=True):
             cov.feed_walk(profile, walk)
         log_new(n, u)
 
@@ -182,14 +204,17 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
         n, u = len(found), len(unreproduced)
         finder.flush()
         log_new(n, u)
+        if inflight is not None:
+            inflight.close()
 
-    if finder.differ.batched:
-        at_process_exit(last_batch)
+    if not at_process_exit(last_batch):
+        print("utf8fuzz: this libc offers no exit handler: the last batch of inputs is "
+              "not compared when libFuzzer ends the run", file=sys.stderr)
 
     # Everything made so far lives as long as the process: out of the collector's
     # way, so that a full collection does not walk the modules and tables again.
     gc.freeze()
     # atheris.Setup rebinds atheris.Mutate to libFuzzer's: look it up at call time.
-    atheris.Setup(relaunchable(argv if argv is not None else sys.argv), test_one_input,
+    atheris.Setup(relaunchable(argv), test_one_input,
                   custom_mutator=make_custom_mutator(lambda d, n: atheris.Mutate(d, n)))
     atheris.Fuzz()

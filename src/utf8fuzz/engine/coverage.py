@@ -17,20 +17,27 @@ what they decoded into coverage, in the vocabulary of the specs:
 * one counter per (profile, 16/32/64-byte block boundary, coarse kind of the
   token that straddles it), because fast decoders work in blocks.
 
-Counters are Atheris's own: a pool is reserved with ``_reserve_counter`` and
-handed to libFuzzer with ``UpdateCounterArrays`` (a counter libFuzzer was not
-given is never seen), then handed out the first time a key is seen;
-``_trace_branch`` bumps one - the calls Atheris's bytecode instrumentation makes.
-Keys beyond the pool share its last counter.
+Counters are 8-bit counters in one region of memory, :func:`libfuzzer_counters`,
+handed to libFuzzer the way a compiler's SanitizerCoverage instrumentation hands
+over its own (``__sanitizer_cov_8bit_counters_init``, with the PC table libFuzzer
+pairs with each region): libFuzzer reads them after each input and clears them
+before the next. A counter is handed out the first time a key is seen; keys beyond
+the region share its last counter.
 
 The references' walks (:mod:`utf8fuzz.profiles.walk`) compute these keys in C as
 integer feature ids; :meth:`TableCoverage.feed_walk` bumps the same counters from
-them, one bump per key an input reaches (libFuzzer only needs "reached").
+them in C, one bump per key an input reaches (libFuzzer only needs "reached").
+Why not Atheris's ``_reserve_counter``/``_trace_branch``, the calls its bytecode
+instrumentation makes: a ``_trace_branch`` is a pybind11 call, and some 84 a
+input cost more than the rest of the coverage together.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import ctypes
+import os
+import sys
+from collections.abc import Sequence
 
 from utf8fuzz.outcome import Token
 from utf8fuzz.profiles.table import Profile
@@ -42,18 +49,17 @@ BLOCKS = (16, 32, 64)
 class TableCoverage:
     """Feeds the tokens of reference outcomes to libFuzzer as coverage.
 
-    ``reserve`` and ``hit`` are Atheris's ``_reserve_counter`` and
-    ``_trace_branch``; tests pass plain functions to see which keys are hit.
+    ``counters`` is the region of 8-bit counters: :func:`libfuzzer_counters` in a
+    fuzz target; tests pass a plain ``bytearray`` and read which keys were hit.
     """
 
     POOL = 1 << 14  # far more keys than the tables have shapes (about 4,000 seen)
 
-    def __init__(self, reserve: Callable[[], int], hit: Callable[[int], None],
-                 register: Callable[[], None] = lambda: None, pool: int = POOL) -> None:
-        self._pool = [reserve() for _ in range(pool)]
-        register()
+    def __init__(self, counters: bytearray) -> None:
+        if not len(counters):
+            raise ValueError("TableCoverage needs at least one counter")
+        self.counters = counters
         self._next = 0
-        self._hit = hit
         self._ids: dict[tuple[object, ...], int] = {}
         self._rows: dict[tuple[str, int, bytes], int] = {}
         self._features: dict[str, dict[int, int]] = {}  # profile -> feature id -> counter
@@ -61,12 +67,14 @@ class TableCoverage:
     def _counter(self, key: tuple[object, ...]) -> int:
         i = self._ids.get(key)
         if i is None:
-            i = self._ids[key] = self._pool[min(self._next, len(self._pool) - 1)]
+            i = self._ids[key] = min(self._next, len(self.counters) - 1)
             self._next += 1
         return i
 
     def _bump(self, key: tuple[object, ...]) -> None:
-        self._hit(self._counter(key))
+        i = self._counter(key)
+        if self.counters[i] != 255:
+            self.counters[i] += 1
 
     def _row(self, profile: Profile, seq: bytes) -> int:
         # The row is fixed by the first two bytes in every table here (the only
@@ -109,19 +117,74 @@ class TableCoverage:
 
         ``walk.cover`` bumps the counters of the ids already known (in C for the
         C walk: this is five references' worth of look-ups an input) and hands
-        back the others, which get their counters here, in id order as before.
-        Only the order of the bumps differs from one loop over the ids (known
-        keys first), and libFuzzer reads counters, not the order they were bumped."""
+        back the others, which get their counters here, in id order as before."""
         counters = self._features.get(profile_name)
         if counters is None:
             counters = self._features[profile_name] = {}
-        missing = walk.cover(counters, self._hit)
+        missing = walk.cover(counters, self.counters)
         if missing:
-            hit = self._hit
             for f in missing:
                 c = counters[f] = self._counter((profile_name, *feature_key(f)))
-                hit(c)
+                if self.counters[c] != 255:
+                    self.counters[c] += 1
 
     @property
     def keys(self) -> list[tuple[object, ...]]:
         return list(self._ids)
+
+
+#: The regions and PC tables handed to libFuzzer: it keeps their addresses for the
+#: life of the process, so they must never be freed or moved.
+_HANDED_OVER: list[object] = []
+
+
+def libfuzzer_counters(size: int = TableCoverage.POOL) -> bytearray:
+    """``size`` 8-bit counters that libFuzzer reads as coverage after every input,
+    in the running process (an Atheris target, once ``atheris.Setup`` has run).
+
+    libFuzzer takes a region of counters with ``__sanitizer_cov_8bit_counters_init``
+    and, for each one, a PC table entry (a PC and flags) with
+    ``__sanitizer_cov_pcs_init``; it pairs the n-th region with the n-th table, so
+    both are given together. The PCs are this table's own addresses: unique, never
+    called, flags 0 (no function entries, so libFuzzer names no new functions).
+    The counters are a ``bytearray`` kept alive and pinned (an exported buffer
+    cannot be resized) for the life of the process.
+
+    libFuzzer is found among the process's global symbols (a target linked with
+    it), else in the copy Atheris loads for itself (a Python extension, whose
+    symbols are local, so ctypes opens it by path without loading it again).
+    Raises OSError when there is no libFuzzer in the process."""
+    lib = _libfuzzer()
+    region = bytearray(size)
+    cells = ctypes.c_uint8 * size
+    counters = cells.from_buffer(region)  # pins the bytearray while it lives
+    table = (ctypes.c_size_t * (2 * size))()
+    base = ctypes.addressof(table)
+    for i in range(size):
+        table[2 * i] = base + 16 * i
+    begin = ctypes.addressof(counters)
+    lib.__sanitizer_cov_8bit_counters_init(ctypes.c_void_p(begin), ctypes.c_void_p(begin + size))
+    lib.__sanitizer_cov_pcs_init(ctypes.c_void_p(base),
+                                 ctypes.c_void_p(base + ctypes.sizeof(table)))
+    _HANDED_OVER.extend((region, counters, table))
+    return region
+
+
+def _libfuzzer() -> ctypes.CDLL:
+    wanted = ("__sanitizer_cov_8bit_counters_init", "__sanitizer_cov_pcs_init")
+    candidates: list[str | None] = [None]
+    for name in ("atheris.core_with_libfuzzer", "atheris.core_without_libfuzzer"):
+        mod = sys.modules.get(name)
+        if mod is not None and getattr(mod, "__file__", None):
+            candidates.append(mod.__file__)
+    for path in candidates:
+        try:
+            lib = (ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LAZY) if path
+                   else ctypes.CDLL(None))
+        except OSError:
+            continue
+        if all(hasattr(lib, w) for w in wanted):
+            for w in wanted:
+                getattr(lib, w).restype = None
+            return lib
+    raise OSError("no libFuzzer in this process (run under atheris.Setup)")

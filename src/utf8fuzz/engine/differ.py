@@ -35,7 +35,8 @@ screen's text view is compared as one ``str`` with the reference's text; a decod
 showing tokens is compared by one tuple equality; classification only runs on a
 difference, and outcomes are only built when someone asks for them
 (:attr:`Result.outcomes`). The loop over the screens and their comparison is C
-(:func:`utf8fuzz.profiles.walk.screen`). Decoders with known bugs differ on
+(:func:`utf8fuzz.profiles.walk.screen_many`), and :meth:`Differ.run_many` runs it
+over a batch of inputs decoder-major, for warm caches. Decoders with known bugs differ on
 nearly every fuzz input, so a difference is cheap to name too: a complete
 screen is judged as the dict it is, a feature needs one token of the walk, and
 the differences are grouped into :class:`Divergence` objects only when someone
@@ -78,7 +79,7 @@ from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.signature import Signature, failure_feature, feature_of
 from utf8fuzz.outcome import REPLACEMENT, TEXT_VIEWS, VIEWS, Outcome, Token, format_codepoint
 from utf8fuzz.profiles import REGISTRY
-from utf8fuzz.profiles.walk import screen
+from utf8fuzz.profiles.walk import screen_many
 
 _ORDER = VIEWS  # most detailed first
 
@@ -292,47 +293,84 @@ class Differ:
         """Compare every decoder on ``data``; ``full`` forces full outcomes (no
         screening) whatever ``full_every`` says, without advancing its counter, and
         runs the batched decoders too."""
-        if full:
-            plan = self._full_plan
-        elif self.full_every > 1 and self._screens:
-            full = self._count % self.full_every == 0
-            self._count += 1
-            if full:
-                plan = self._sample_plan
-            else:
-                plan = self._plan
-                self.screened += 1
+        return self.run_many((data,), full=full)[0]
+
+    @property
+    def walk_keys(self) -> tuple[tuple[str, str], ...]:
+        """The (profile, policy) of each reference, in :meth:`walk`'s order."""
+        return self._keys
+
+    def walk(self, data: bytes) -> tuple[Any, ...]:
+        """Every reference's walk of ``data``, in :attr:`walk_keys`' order, as
+        :meth:`run_many` takes them (the fuzz loop needs them at once: coverage)."""
+        return tuple([w(data) for w in self._walkers])
+
+    def run_many(self, inputs: Sequence[bytes], walks: Sequence[tuple[Any, ...]] | None = None,
+                 *, full: bool = False) -> list[Result]:
+        """:meth:`run` on each input, in order (``full_every`` counts each one), with
+        the screens called decoder-major: each decoder screens every input before
+        the next decoder starts (:func:`~utf8fuzz.profiles.walk.screen_many`). The
+        fuzz loop batches inputs for this; see :mod:`.finder`. ``walks`` are the
+        inputs' :meth:`walk`, when the caller has them already."""
+        plans = tuple([self._choose(full) for _ in inputs])
+        inputs = tuple(inputs)
+        if walks is None:
+            walks = tuple([tuple([w(x) for w in self._walkers]) for x in inputs])
         else:
-            plan, full = self._unscreened_plan, True
-        walks = tuple([w(data) for w in self._walkers])
-        # every screen, compared with its reference's walk (see walk.screen)
-        seens, misses = screen(data, walks, plan.screens)
-        outcomes: dict[str, Outcome] = {}
-        diffs: list[Difference] = []
-        if misses:
-            refs: dict[int, _Ref] = {}
+            walks = tuple(walks)
+        # every screen, compared with its reference's walk (see walk.screen_many)
+        screened = screen_many(inputs, walks, tuple([p.screens for p, _ in plans]))
+        # The decoders that did not agree, decoded in full where their screen is not
+        # their whole outcome, and judged - decoder-major too, for the same reason:
+        # one decoder's misses over the batch, then the next decoder's.
+        missed: dict[int, list[int]] = {}
+        for j, (_, misses) in enumerate(screened):
             for i in misses:
-                d, k, _, _ = plan.entries[i]
-                ref = refs.get(k)
+                missed.setdefault(i, []).append(j)
+        outcomes: list[dict[str, Outcome]] = [{} for _ in inputs]
+        diffs: list[list[Difference]] = [[] for _ in inputs]
+        refs: list[dict[int, _Ref]] = [{} for _ in inputs]
+        for i in sorted(missed):
+            for j in missed[i]:
+                data = inputs[j]
+                d, k, _, _ = plans[j][0].entries[i]
+                ref = refs[j].get(k)
                 if ref is None:
-                    ref = refs[k] = _Ref(data, walks[k], self._oracles[k])
-                seen = seens[i]
+                    ref = refs[j][k] = _Ref(data, walks[j][k], self._oracles[k])
+                seen = screened[j][0][i]
                 if type(seen) is dict and d.screen_complete:
                     # the screen is its whole outcome: judge that (its partial
                     # outcome is made if Result.outcomes is asked for)
                     diff = self._judge(d, ref, seen)
                 else:
-                    out = outcomes[d.name] = d.decode(data)
+                    out = outcomes[j][d.name] = d.decode(data)
                     diff = self._judge(d, ref, out)
                 if diff is not None:
-                    diffs.append(diff)
-        result = Result(data, outcomes, self._names, full=full,
-                        walks=dict(zip(self._keys, walks, strict=True)),
-                        screened=_Agreed(plan.entries, seens),
-                        oracles=self.references)
-        if diffs:
-            result._diffs, result._group = self._incremental(diffs), self._grouper
-        return result
+                    diffs[j].append(diff)
+        results = []
+        for j, data in enumerate(inputs):
+            plan, is_full = plans[j]
+            result = Result(data, outcomes[j], self._names, full=is_full,
+                            walks=dict(zip(self._keys, walks[j], strict=True)),
+                            screened=_Agreed(plan.entries, screened[j][0]),
+                            oracles=self.references)
+            if diffs[j]:
+                result._diffs, result._group = self._incremental(diffs[j]), self._grouper
+            results.append(result)
+        return results
+
+    def _choose(self, full: bool) -> tuple[_Plan, bool]:
+        """The plan for the next input, and whether it is decoded in full."""
+        if full:
+            return self._full_plan, True
+        if self.full_every > 1 and self._screens:
+            full = self._count % self.full_every == 0
+            self._count += 1
+            if full:
+                return self._sample_plan, True
+            self.screened += 1
+            return self._plan, False
+        return self._unscreened_plan, True
 
     def run_batch(self, inputs: Sequence[bytes]) -> list[Result]:
         """The batched decoders on several inputs at once (one ``decode_many`` each):
@@ -467,7 +505,7 @@ class _Grouper:
 class _Plan(NamedTuple):
     """A plan of Differ.run: each decoder with its reference's index, screen (or
     None) and screened views; and the (screen, index, views) triples that
-    :func:`~utf8fuzz.profiles.walk.screen` runs."""
+    :func:`~utf8fuzz.profiles.walk.screen_many` runs for an input."""
 
     entries: tuple[tuple[Decoder, int, Any, frozenset[str]], ...]
     screens: tuple[tuple[Any, int, frozenset[str]], ...]

@@ -121,7 +121,7 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
     @given(strategy)
     def batch(data: bytes) -> None:
         if time.monotonic() < deadline:
-            finder.consider(data)
+            finder.queue(data)  # compared in screening batches; flush() ends each
 
     while time.monotonic() < deadline:
         batch()

@@ -38,23 +38,19 @@ for most of them::
     r.text(name)                  # replace/ignore/escape as a str; None past U+10FFFF
     r.features                    # coverage feature ids, see feature_key
     r.outcome(provenance)         # the Outcome the reference decoder returns
-    r.cover(counters, hit)        # hit(counters[f]) for each feature f; the rest returned
+    r.cover(counters, region)     # region[counters[f]] += 1 for each feature f; the rest returned
     r.first_error                 # index of the first error/reserved token, or -1
     r.token(i)                    # tokens[i] alone (None out of range)
     r.token_index(offset)         # index of the token holding a byte offset
 
-The last three serve the fuzz loop, which walks five references an input and
+The last four serve the fuzz loop, which walks five references an input and
 otherwise paid in Python for what it asked of them. ``cover`` is
 :meth:`~utf8fuzz.engine.coverage.TableCoverage.feed_walk`'s loop over the
-feature ids with the dict look-ups and the calls to Atheris's ``_trace_branch``
-made from C; only ids not seen before come back to Python to be given a counter.
-A feature id is one int object for all of a walker's walks, so those look-ups
-find their keys by identity and allocate nothing. On 64-byte inputs cut from the
-fuzz corpus, five references' ``feed_walk`` went from 25-27 µs an input to
-18-20 µs (best of runs on a shared, loaded machine; ``bytes.decode`` took
-0.42-0.45 µs in the same runs); about 10 µs of what is left is the 84 calls to
-``_trace_branch`` themselves (Atheris's pybind11 binding, against a no-op
-built-in in the same loop).
+feature ids, dict look-ups and counter bumps made from C, straight into the 8-bit
+counters libFuzzer reads; only ids not seen before come back to Python to be
+given a counter. A feature id is one int object for all of a walker's walks, so
+those look-ups find their keys by identity and allocate nothing. (It used to call
+Atheris's ``_trace_branch`` per id: about 84 pybind11 calls an input, some 10 µs.)
 ``first_error``, ``token`` and ``token_index`` let the differ classify a
 divergence without the ``Token`` tuple and a list of starts (``token_index`` is exactly
 ``max(0, bisect_right([t.start for t in tokens], offset) - 1)``, a binary search
@@ -115,8 +111,7 @@ class Walk(Protocol):
     def first_error(self) -> int: ...
     def token(self, i: int) -> Token | None: ...
     def token_index(self, offset: int) -> int: ...
-    def cover(self, counters: dict[int, int], hit: Callable[[int], object]) -> list[int] | None:
-        ...
+    def cover(self, counters: dict[int, int], region: bytearray) -> list[int] | None: ...
 
 
 def _make_outcome(tokens: tuple[Token, ...], length: int, provenance: dict[str, str],
@@ -246,16 +241,21 @@ class PyWalk:
             self._starts = [t.start for t in self.tokens]
         return max(0, bisect.bisect_right(self._starts, operator.index(offset)) - 1)
 
-    def cover(self, counters: dict[int, int], hit: Callable[[int], object]) -> list[int] | None:
+    def cover(self, counters: dict[int, int], region: bytearray) -> list[int] | None:
         if not isinstance(counters, dict):
             raise TypeError("cover: counters must be a dict")
+        cells = memoryview(region).cast("B")
+        if cells.readonly:
+            raise BufferError("Object is not writable.")  # as the C's buffer request
         missing = []
         for f in self.features:
             c = counters.get(f)
             if c is None:
                 missing.append(f)
-            else:
-                hit(c)
+            elif not 0 <= c < len(cells):
+                raise IndexError(f"cover: counter {c} is outside the region ({len(cells)})")
+            elif cells[c] != 255:
+                cells[c] += 1
         return missing or None
 
     def view(self, name: str) -> Any:
@@ -386,8 +386,8 @@ def py_screen(data: bytes, walks: tuple[Walk, ...],
 
     The fuzz loop runs this for some twenty decoders on every input, and the loop
     with its comparisons cost more than most screens' library calls: ``screen`` is
-    the same loop in C (``_walk.screen``) when the extension is built, held equal to
-    this one by ``tests/profiles/test_walk.py``."""
+    the same loop in C (``_walk.screen``, ``_walk.screen_many`` for one input) when
+    the extension is built, held equal to this one by ``tests/profiles/test_walk.py``."""
     seens: list[Any] = []
     misses: list[int] = []
     for k, (sc, w, views) in enumerate(plan):
@@ -403,6 +403,24 @@ def py_screen(data: bytes, walks: tuple[Walk, ...],
     return seens, misses
 
 
+def py_screen_many(inputs: tuple[bytes, ...], walks: tuple[tuple[Walk, ...], ...],
+                   plans: tuple[tuple[Screen, ...], ...]) -> list[tuple[list[Any], list[int]]]:
+    """:func:`py_screen` of each input with its walks and plan: what the C
+    ``_walk.screen_many`` returns. The C calls the screens decoder-major (every
+    input's screen of one decoder, then the next decoder's), which is faster
+    (warm caches) and gives the same answer for decoders without state; this
+    oracle calls them input by input."""
+    if not len(inputs) == len(walks) == len(plans):
+        raise ValueError("screen_many: one walks and one plan per input")
+    if len({len(p) for p in plans}) > 1:
+        raise ValueError("screen_many: plans of different lengths")
+    return [py_screen(d, w, p) for d, w, p in zip(inputs, walks, plans, strict=True)]
+
+
 screen: Callable[[bytes, tuple[Walk, ...], tuple[Screen, ...]],
                  tuple[list[Any], list[int]]] = (
     _walk.screen if _walk is not None else py_screen)
+screen_many: Callable[[tuple[bytes, ...], tuple[tuple[Walk, ...], ...],
+                       tuple[tuple[Screen, ...], ...]],
+                      list[tuple[list[Any], list[int]]]] = (
+    _walk.screen_many if _walk is not None else py_screen_many)
