@@ -473,7 +473,8 @@ def screens_for(walk: Any) -> list[Any]:
 @given(st.binary(max_size=24))
 @settings(max_examples=150, deadline=None)
 def test_screen_is_the_python_loop(data: bytes) -> None:
-    """_walk.screen (and Walk.agrees) against py_screen (and agrees), over C walks
+    """_walk.screen_many of one input (and Walk.agrees) against py_screen (and
+    agrees), over C walks
     and PyWalks, for screens that agree, differ in one view, prove nothing, or
     raise; a raised Exception counts as None, as Differ.run treats it."""
     ref = REGISTRY["unicode"]
@@ -491,7 +492,8 @@ def test_screen_is_the_python_loop(data: bytes) -> None:
     plan_t = tuple(plan)
     want = walk.py_screen(data, (pw, pw), plan_t)
     for walks in ((cw, cw), (pw, pw), (cw, pw)):
-        assert walk.screen(data, walks, plan_t) == tuple(want)
+        (got,) = walk.screen_many((data,), (walks,), (plan_t,))
+        assert got == tuple(want)
     for sc, _, views in plan:
         seen = sc(data) if sc not in (None, boom) else None
         if type(seen) is dict:
@@ -507,16 +509,19 @@ def test_screen_lets_base_exceptions_through_and_checks_its_arguments() -> None:
     def interrupt(d: bytes) -> Any:
         raise KeyboardInterrupt
 
+    def one(walks: Any, plan: Any) -> Any:
+        return c.screen_many((b"A",), (walks,), (plan,))
+
     with pytest.raises(KeyboardInterrupt):
-        c.screen(b"A", (w,), ((interrupt, 0, frozenset({"strict"})),))
+        one((w,), ((interrupt, 0, frozenset({"strict"})),))
     with pytest.raises(ValueError):
-        c.screen(b"A", (w,), ((None, 1, frozenset()),))  # no walk 1
+        one((w,), ((None, 1, frozenset()),))  # no walk 1
     with pytest.raises(TypeError):
-        c.screen(b"A", [w], ())
+        one([w], ())
     with pytest.raises(TypeError):
-        c.screen(b"A", (w,), ((None, 0),))
+        one((w,), ((None, 0),))
     with pytest.raises(ValueError):  # an unknown view in a C walk is the walk's error
-        c.screen(b"A", (w,), ((lambda d: {"nope": 1}, 0, frozenset({"nope"})),))
+        one((w,), ((lambda d: {"nope": 1}, 0, frozenset({"nope"})),))
 
 
 @given(st.lists(st.binary(max_size=16), min_size=1, max_size=5), st.randoms(use_true_random=False))
@@ -610,7 +615,6 @@ def test_the_c_walk_when_memory_runs_out(name: str) -> None:
     views = frozenset({"strict", "replace", "spans"})
     seen = {"strict": None, "replace": "A"}
     plan = ((None, 0, views), (seen.copy, 0, views))
-    calls.append(("screen", lambda: partial(walk.screen, data, (w(data),), plan)))
     calls.append(("screen_many", lambda: partial(
         walk.screen_many, (data, data[:5]), ((w(data),), (w(data[:5]),)), (plan, plan))))
     failed += sum(nomemory.check_every_allocation(make, f"{name}: {what}")

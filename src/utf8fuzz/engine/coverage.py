@@ -72,8 +72,10 @@ class TableCoverage:
         return i
 
     def _bump(self, key: tuple[object, ...]) -> None:
-        i = self._counter(key)
-        if self.counters[i] != 255:
+        self._bump_counter(self._counter(key))
+
+    def _bump_counter(self, i: int) -> None:
+        if self.counters[i] != 255:  # saturating, as walk.cover bumps
             self.counters[i] += 1
 
     def _row(self, profile: Profile, seq: bytes) -> int:
@@ -125,8 +127,7 @@ class TableCoverage:
         if missing:
             for f in missing:
                 c = counters[f] = self._counter((profile_name, *feature_key(f)))
-                if self.counters[c] != 255:
-                    self.counters[c] += 1
+                self._bump_counter(c)
 
     @property
     def keys(self) -> list[tuple[object, ...]]:

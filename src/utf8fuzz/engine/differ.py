@@ -314,10 +314,7 @@ class Differ:
         inputs' :meth:`walk`, when the caller has them already."""
         plans = tuple([self._choose(full) for _ in inputs])
         inputs = tuple(inputs)
-        if walks is None:
-            walks = tuple([tuple([w(x) for w in self._walkers]) for x in inputs])
-        else:
-            walks = tuple(walks)
+        walks = tuple(walks) if walks is not None else tuple(map(self.walk, inputs))
         # every screen, compared with its reference's walk (see walk.screen_many)
         screened = screen_many(inputs, walks, tuple([p.screens for p, _ in plans]))
         # The decoders that did not agree, decoded in full where their screen is not

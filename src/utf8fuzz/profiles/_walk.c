@@ -1081,27 +1081,6 @@ fail:
     return NULL;
 }
 
-/* screen(data, walks, plan) -> (seens, misses): screen_many for one input. */
-static PyObject *screen_one(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3 || !PyTuple_Check(args[1]) || !PyTuple_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "screen(data, walks: tuple, plan: tuple)");
-        return NULL;
-    }
-    PyObject *inputs = PyTuple_Pack(1, args[0]), *walks = PyTuple_Pack(1, args[1]);
-    PyObject *plans = PyTuple_Pack(1, args[2]), *out = NULL;
-    if (inputs && walks && plans) {
-        PyObject *many[3] = {inputs, walks, plans};
-        out = screen_many(self, many, 3);
-    }
-    Py_XDECREF(inputs);
-    Py_XDECREF(walks);
-    Py_XDECREF(plans);
-    if (!out) return NULL;
-    PyObject *pair = Py_NewRef(PyList_GET_ITEM(out, 0));
-    Py_DECREF(out);
-    return pair;
-}
-
 static PyObject *walk_agrees(Walk *r, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2 || !PyDict_Check(args[0]) || !PyAnySet_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError, "agrees(seen: dict, views: frozenset)");
@@ -1217,8 +1196,6 @@ static PyMethodDef methods[] = {
     {"screen_many", (PyCFunction)(void (*)(void))screen_many, METH_FASTCALL,
      "screen_many(inputs, walks, plans) -> [(seens, misses)] per input, decoder-major "
      "(see the comment in _walk.c)"},
-    {"screen", (PyCFunction)(void (*)(void))screen_one, METH_FASTCALL,
-     "screen(data, walks, plan) -> (seens, misses): the differ's screening loop"},
     {NULL, NULL, 0, NULL},
 };
 

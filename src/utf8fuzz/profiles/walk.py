@@ -90,7 +90,7 @@ else:
     IMPORT_ERROR = None
 
 __all__ = ["PyWalk", "Walk", "agrees", "feature_key", "is_compiled", "py_features", "py_screen",
-           "screen", "walker"]
+           "py_screen_many", "screen_many", "walker"]
 
 MAX_UNICODE = 0x10FFFF
 
@@ -376,7 +376,8 @@ def agrees(walk: Walk, seen: dict[str, Any], views: frozenset[str]) -> bool:
 
 def py_screen(data: bytes, walks: tuple[Walk, ...],
               plan: tuple[Screen, ...]) -> tuple[list[Any], list[int]]:
-    """:meth:`utf8fuzz.engine.differ.Differ.run`'s screening loop: call each
+    """:meth:`utf8fuzz.engine.differ.Differ.run_many`'s screening loop, for one
+    input: call each
     ``(screen, walk index, views)`` of ``plan`` on ``data`` and compare what it saw
     with ``walks[index]`` (:func:`agrees`). Returns ``(seens, misses)``: what each
     screen returned (None when it raised an :class:`Exception`: the differ then
@@ -385,9 +386,9 @@ def py_screen(data: bytes, walks: tuple[Walk, ...],
     difference - in order.
 
     The fuzz loop runs this for some twenty decoders on every input, and the loop
-    with its comparisons cost more than most screens' library calls: ``screen`` is
-    the same loop in C (``_walk.screen``, ``_walk.screen_many`` for one input) when
-    the extension is built, held equal to this one by ``tests/profiles/test_walk.py``."""
+    with its comparisons cost more than most screens' library calls: the same loop
+    is C (``_walk.screen_many``, over a batch of inputs) when the extension is
+    built, held equal to this one by ``tests/profiles/test_walk.py``."""
     seens: list[Any] = []
     misses: list[int] = []
     for k, (sc, w, views) in enumerate(plan):
@@ -417,9 +418,6 @@ def py_screen_many(inputs: tuple[bytes, ...], walks: tuple[tuple[Walk, ...], ...
     return [py_screen(d, w, p) for d, w, p in zip(inputs, walks, plans, strict=True)]
 
 
-screen: Callable[[bytes, tuple[Walk, ...], tuple[Screen, ...]],
-                 tuple[list[Any], list[int]]] = (
-    _walk.screen if _walk is not None else py_screen)
 screen_many: Callable[[tuple[bytes, ...], tuple[tuple[Walk, ...], ...],
                        tuple[tuple[Screen, ...], ...]],
                       list[tuple[list[Any], list[int]]]] = (
