@@ -20,12 +20,14 @@ ext_modules: list = [
     Extension(
         "utf8fuzz.profiles._walk",
         sources=["src/utf8fuzz/profiles/_walk.c"],
+        depends=["src/utf8fuzz/profiles/packed_tokens.h"],
         extra_compile_args=CFLAGS,
     ),
     # The ICU and iconv adapters' per-call glue (ICU is not linked: see the file).
     Extension(
         "utf8fuzz.decoders._native",
         sources=["src/utf8fuzz/decoders/_native.c"],
+        depends=["src/utf8fuzz/profiles/packed_tokens.h"],
         extra_compile_args=CFLAGS,
     ),
 ]

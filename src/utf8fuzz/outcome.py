@@ -34,6 +34,7 @@ should not have, or its process died) or ``timeout``. A failure shows no view.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
@@ -77,6 +78,46 @@ class Token(NamedTuple):
     def as_list(self) -> list[Any]:
         """The stable JSON form: ``[kind, value or null, start, end]``."""
         return [self.kind, self.value, self.start, self.end]
+
+
+_KINDS: tuple[TokenKind, ...] = ("char", "error", "reserved")
+_REASONS: tuple[Reason | None, ...] = (None, "illegal", "truncated")
+_KIND_CODE = {k: i for i, k in enumerate(_KINDS)}
+_REASON_CODE = {r: i for i, r in enumerate(_REASONS)}
+
+
+def pack_tokens(tokens: Iterable[Token]) -> bytes:
+    """Tokens as bytes: four native int64 per token - ``kind | reason << 8`` (kinds
+    char, error, reserved as 0, 1, 2; reasons None, illegal, truncated as 0, 1, 2),
+    ``start``, ``end``, and ``value`` (-1 for None).
+
+    A screen may show its ``tokens`` view in this form (see
+    :meth:`utf8fuzz.decoders.base.Decoder.screen`): C code that makes tokens (the
+    ICU glue, the reference walk) packs them without a Token object each, and the
+    differ compares two packings as one bytes comparison. In-process only (the
+    byte order is the machine's): outcomes are stored as JSON."""
+    a = array("q")
+    for t in tokens:
+        a.extend((_KIND_CODE[t.kind] | _REASON_CODE[t.reason] << 8, t.start, t.end,
+                  -1 if t.value is None else t.value))
+    return a.tobytes()
+
+
+def unpack_tokens(packed: bytes) -> tuple[Token, ...]:
+    """The tokens :func:`pack_tokens` packed; ValueError for bytes it cannot have made."""
+    a = array("q")
+    if len(packed) % (4 * a.itemsize):
+        raise ValueError(f"packed tokens: {len(packed)} bytes is not a whole number of tokens")
+    a.frombytes(packed)
+    out = []
+    for i in range(0, len(a), 4):
+        kr, start, end, value = a[i : i + 4]
+        kind, reason = kr & 0xFF, kr >> 8
+        if not (0 <= kind < len(_KINDS) and 0 <= reason < len(_REASONS)):
+            raise ValueError(f"packed tokens: no such kind and reason {kr:#x}")
+        out.append(Token(_KINDS[kind], None if value < 0 else value, start, end,
+                         _REASONS[reason]))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -176,8 +217,11 @@ class Outcome:
             if name not in self.views:
                 raise ViewUnavailable(f"this decoder does not show {name!r}")
             v = self.views[name]
-            # A screen may record a text view as the str it got (see Decoder.screen).
-            return tuple(map(ord, v)) if type(v) is str and name in TEXT_VIEWS else v
+            # A screen may record a text view as the str it got, and its tokens
+            # packed (see Decoder.screen).
+            if type(v) is str and name in TEXT_VIEWS:
+                return tuple(map(ord, v))
+            return unpack_tokens(v) if type(v) is bytes and name == "tokens" else v
         toks = self.tokens_
         errors = [t for t in toks if t.kind != "char"]
         if name == "tokens":

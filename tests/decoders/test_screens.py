@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from utf8fuzz import decoders
 from utf8fuzz import strategies as u8
 from utf8fuzz.decoders.base import Decoder
-from utf8fuzz.outcome import TEXT_VIEWS, VIEWS
+from utf8fuzz.outcome import TEXT_VIEWS, VIEWS, Outcome, Token, unpack_tokens
 
 SCREENING = [d for d in decoders.available() if type(d).screen is not Decoder.screen]
 BY_NAME = {d.name: d for d in decoders.available()}
@@ -26,8 +26,12 @@ def check_screen(d: Decoder, data: bytes) -> dict | None:
     seen = d.screen(data)
     if seen is None:
         return None
-    assert seen, f"{d.name}: an empty screen (say None instead)"
     out = d.decode(data)
+    if isinstance(seen, Outcome):  # a crash handed over: the very outcome decode() gives
+        assert seen.status == "crash" and seen == out, (
+            f"{d.name} on {data.hex(' ') or '(empty)'}: screen {seen}, full {out}")
+        return None
+    assert seen, f"{d.name}: an empty screen (say None instead)"
     assert out.ok, f"{d.name} screens {data.hex(' ')} but its full outcome is {out.status}"
     if d.screen_complete:  # the screen is the whole outcome: no view left out
         assert set(seen) == set(out.shows), (
@@ -37,6 +41,8 @@ def check_screen(d: Decoder, data: bytes) -> dict | None:
         assert view in VIEWS and view in out.shows, f"{d.name} screens {view!r}, not shown"
         if view in TEXT_VIEWS and type(value) is str:
             value = tuple(map(ord, value))  # a text view screened as the library's str
+        elif view == "tokens" and type(value) is bytes:
+            value = unpack_tokens(value)  # tokens screened packed
         assert value == out.view(view), (
             f"{d.name} on {data.hex(' ') or '(empty)'}: screen {view}={value}, "
             f"full {out.view(view)}")
@@ -45,10 +51,12 @@ def check_screen(d: Decoder, data: bytes) -> dict | None:
 
 
 def as_views(seen: dict | None) -> dict | None:
-    """A screen with its str text views as the tuples of code points they stand for."""
+    """A screen with its str text views as the tuples of code points they stand for,
+    and its packed tokens as Tokens."""
     if seen is None:
         return None
-    return {v: tuple(map(ord, x)) if v in TEXT_VIEWS and type(x) is str else x
+    return {v: tuple(map(ord, x)) if v in TEXT_VIEWS and type(x) is str
+            else unpack_tokens(x) if v == "tokens" and type(x) is bytes else x
             for v, x in seen.items()}
 
 
@@ -113,6 +121,20 @@ def test_icu_screens_replace_through_its_own_substituting_callback():
     assert screen("icu:cesu8", "ED A0 BD ED B8 80")["replace"] == (0x1F600,)
 
 
+def test_icu_screens_every_token_packed():
+    for name in ("icu", "icu:cesu8"):
+        if name not in BY_NAME:
+            continue
+        seen = BY_NAME[name].screen(bytes.fromhex("41 C3 28 ED A0 BD ED B8 80 E2 82"))
+        assert type(seen["tokens"]) is bytes
+        # a CESU-8 pair is one character of six bytes; UTF-8 calls each half an error
+        toks = unpack_tokens(seen["tokens"])
+        assert toks[0] == Token("char", 0x41, 0, 1) and toks[1] == Token("error", None, 1, 2,
+                                                                         "illegal")
+        assert toks[-1] == Token("error", None, 9, 11, "truncated")
+        assert (Token("char", 0x1F600, 3, 9) in toks) == (name == "icu:cesu8")
+
+
 VALID_41_E9 = {"strict": None, "spans": (), "replace": (0x41, 0xE9), "ignore": (0x41, 0xE9),
                "escape": (0x41, 0xE9)}
 
@@ -135,8 +157,9 @@ def test_strict_decoders_screen_their_text_on_valid_input():
 def test_the_screens_that_say_they_are_complete():
     complete = sorted(d.name for d in SCREENING if d.screen_complete)
     expected = ["cpython:ignore", "cpython:replace", "cpython:strict", "cpython:surrogateescape",
-                "iconv:ucs4", "iconv:utf32le", "iconv:utf8", "iconv:wchar_t", "mutf8",
-                "mutf8:py", "pyicu", "pyicu:ignore", "pyicu:replace"]
+                "iconv:ucs4", "iconv:utf32le", "iconv:utf8", "iconv:wchar_t", "icu",
+                "icu:bundled", "icu:bundled-cesu8", "icu:cesu8", "mutf8", "mutf8:py", "pyicu",
+                "pyicu:ignore", "pyicu:replace"]
     assert complete == [n for n in expected if n in BY_NAME]
 
 
@@ -160,11 +183,12 @@ def test_fast_path_screens_replace_and_strict():
         "replace": (0x41, 0xFFFD), "strict": (1, 2), "reason": "reserved"}
 
 
-def test_a_screen_that_meets_an_exception_says_none():
+def test_a_screen_that_meets_an_exception_hands_over_the_crash():
     if "mutf8:py" not in BY_NAME:
         pytest.skip("mutf8 is not installed")
     d = BY_NAME["mutf8:py"]
     # mutf8's pure-Python decoder raises RuntimeError on FF: the full path reports a
-    # crash, so the screen must not answer
-    assert d.decode(b"\xff").status == "crash"
-    assert d.screen(b"\xff") is None
+    # crash, and the screen (the same library call) hands that very outcome over
+    out = d.decode(b"\xff")
+    assert out.status == "crash" and out.detail.startswith("RuntimeError")
+    assert d.screen(b"\xff") == out

@@ -1,9 +1,15 @@
 """Outcomes: views, partial outcomes, failures, JSON."""
 
+from array import array
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import utf8fuzz
-from utf8fuzz.outcome import Outcome, Token, ViewUnavailable
+from utf8fuzz.outcome import Outcome, Token, ViewUnavailable, pack_tokens, unpack_tokens
+from utf8fuzz.policies import decode_tokens
+from utf8fuzz.profiles import REGISTRY
 
 
 def test_token_outcome_shows_every_view() -> None:
@@ -49,3 +55,28 @@ def test_tiling_is_checked() -> None:
 )
 def test_json_round_trip(out: Outcome) -> None:
     assert Outcome.from_json(out.to_json()) == out
+
+
+# -- packed tokens (outcome.pack_tokens): how a screen shows every token at once --
+
+
+@given(st.binary(max_size=40), st.sampled_from(sorted(REGISTRY)))
+@settings(max_examples=100, deadline=None)
+def test_packed_tokens_round_trip(data: bytes, profile: str) -> None:
+    toks = tuple(decode_tokens(data, REGISTRY[profile], "maximal-subpart"))
+    packed = pack_tokens(toks)
+    assert len(packed) == 32 * len(toks)
+    assert unpack_tokens(packed) == toks
+    # a partial outcome whose tokens were screened packed shows them as Tokens
+    assert Outcome(len(data), views={"tokens": packed}).view("tokens") == toks
+
+
+def test_packed_tokens_layout_and_what_is_not_a_packing() -> None:
+    toks = (Token("char", 0x20AC, 0, 3), Token("error", None, 3, 4, "truncated"),
+            Token("reserved", None, 4, 5))
+    words = array("q", pack_tokens(toks)).tolist()
+    assert words == [0, 0, 3, 0x20AC, 1 | 2 << 8, 3, 4, -1, 2, 4, 5, -1]
+    with pytest.raises(ValueError):
+        unpack_tokens(b"\0" * 31)
+    with pytest.raises(ValueError):
+        unpack_tokens(array("q", [3, 0, 1, -1]).tobytes())  # no such kind

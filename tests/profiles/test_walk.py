@@ -25,7 +25,7 @@ from tests import nomemory
 from utf8fuzz import strategies
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.coverage import TableCoverage
-from utf8fuzz.outcome import VIEWS, Outcome, Token
+from utf8fuzz.outcome import VIEWS, Outcome, Token, pack_tokens
 from utf8fuzz.policies import POLICIES, decode_tokens
 from utf8fuzz.profiles import REGISTRY, walk
 from utf8fuzz.profiles._pairs import pair_value
@@ -64,6 +64,7 @@ def check(profile: Profile, policy: str, data: bytes) -> None:
     for v in TEXTS:
         assert c.text(v) == p.text(v), (v, data.hex(" "))
     assert c.features == p.features, data.hex(" ")
+    assert c.packed == p.packed == pack_tokens(p.tokens), data.hex(" ")
     assert c.data == data
     check_classification(c, p.tokens, data)
     check_cover(c, p)
@@ -467,6 +468,10 @@ def screens_for(walk: Any) -> list[Any]:
         out.append({**own, v: (0, 99) if v == "strict" else "x" if v == "reason" else "\ufffd?"})
     out.append({"strict": own["strict"], "reason": own["reason"]})
     out.append({"replace": walk.text("replace") or "", "tokens": ()})
+    # tokens packed (outcome.pack_tokens): equal ones end the comparison
+    out += [{"tokens": walk.packed}, {"tokens": walk.packed, "strict": (0, 99)},
+            {"strict": (0, 99), "tokens": walk.packed}, {"tokens": walk.packed + b"\0" * 32},
+            {**own, "tokens": b""}]
     return out
 
 
@@ -487,14 +492,14 @@ def test_screen_is_the_python_loop(data: bytes) -> None:
 
     plan = []
     for k, seen in enumerate(screens_for(cw)):
-        plan.append(((lambda d, s=seen: s), k % 2, views_sets[k % len(views_sets)]))
-    plan += [(None, 0, views_sets[0]), (boom, 1, views_sets[1])]
+        plan.append(((lambda d, s=seen: s), k % 2, views_sets[k % len(views_sets)], None))
+    plan += [(None, 0, views_sets[0], None), (boom, 1, views_sets[1], None)]
     plan_t = tuple(plan)
     want = walk.py_screen(data, (pw, pw), plan_t)
     for walks in ((cw, cw), (pw, pw), (cw, pw)):
         (got,) = walk.screen_many((data,), (walks,), (plan_t,))
         assert got == tuple(want)
-    for sc, _, views in plan:
+    for sc, _, views, _ in plan:
         seen = sc(data) if sc not in (None, boom) else None
         if type(seen) is dict:
             assert cw.agrees(seen, views) == walk.agrees(pw, seen, views)
@@ -513,15 +518,17 @@ def test_screen_lets_base_exceptions_through_and_checks_its_arguments() -> None:
         return c.screen_many((b"A",), (walks,), (plan,))
 
     with pytest.raises(KeyboardInterrupt):
-        one((w,), ((interrupt, 0, frozenset({"strict"})),))
+        one((w,), ((interrupt, 0, frozenset({"strict"}), None),))
     with pytest.raises(ValueError):
-        one((w,), ((None, 1, frozenset()),))  # no walk 1
+        one((w,), ((None, 1, frozenset(), None),))  # no walk 1
+    with pytest.raises(ValueError):
+        one((w,), ((None, 0, frozenset(), ["strict"]),))  # an order is a tuple
     with pytest.raises(TypeError):
         one([w], ())
     with pytest.raises(TypeError):
-        one((w,), ((None, 0),))
+        one((w,), ((None, 0, frozenset()),))
     with pytest.raises(ValueError):  # an unknown view in a C walk is the walk's error
-        one((w,), ((lambda d: {"nope": 1}, 0, frozenset({"nope"})),))
+        one((w,), ((lambda d: {"nope": 1}, 0, frozenset({"nope"}), None),))
 
 
 @given(st.lists(st.binary(max_size=16), min_size=1, max_size=5), st.randoms(use_true_random=False))
@@ -543,7 +550,7 @@ def test_screen_many_is_screen_of_each_input(inputs: list[bytes], rnd: Any) -> N
         seens = screens_for(cw)
         plans.append(tuple(
             (None if rnd.random() < 0.2 else returning(rnd.choice(seens)), 0,
-             views[k % len(views)]) for k in range(width)))
+             views[k % len(views)], None) for k in range(width)))
     want = walk.py_screen_many(tuple(inputs), pws, tuple(plans))
     assert want == [walk.py_screen(d, w, p) for d, w, p in zip(inputs, pws, plans, strict=True)]
     for ws in (cws, pws):
@@ -562,10 +569,10 @@ def test_screen_many_calls_decoder_major() -> None:
 
     inputs = (b"A", b"B", b"\xff")
     w = walker(REGISTRY["unicode"])
-    plan = tuple((screen_of(k), 0, frozenset({"strict"})) for k in range(3))
+    plan = tuple((screen_of(k), 0, frozenset({"strict"}), None) for k in range(3))
     got = walk.screen_many(inputs, tuple((w(d),) for d in inputs), (plan,) * 3)
     assert calls == [(k, d) for k in range(3) for d in inputs]
-    assert [m for _, m in got] == [[], [], [0, 1, 2]]  # FF is an error: strict differs
+    assert [m for _, m, _ in got] == [[], [], [0, 1, 2]]  # FF is an error: strict differs
 
 
 def test_screen_many_checks_its_arguments() -> None:
@@ -573,7 +580,7 @@ def test_screen_many_checks_its_arguments() -> None:
     if c is None:
         pytest.skip(walk.IMPORT_ERROR or "not built")
     w = walker(REGISTRY["unicode"])(b"A")
-    e = (None, 0, frozenset())
+    e = (None, 0, frozenset(), None)
     assert c.screen_many((), (), ()) == []
     with pytest.raises(ValueError):  # one walks per input
         c.screen_many((b"A",), (), ((e,),))

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../profiles/packed_tokens.h"
+
 /* ---- ICU's public C API, declared here (ucnv_err.h, ucnv.h) ------------------ */
 
 typedef int8_t UBool;
@@ -274,10 +276,38 @@ static Py_ssize_t utf16_codepoints(const UChar *u, Py_ssize_t nu, const Py_ssize
     return no;
 }
 
+/* ---- small tuples ------------------------------------------------------------- */
+
+/* (a, b, x) - or (a, b) when x is NULL - as Py_BuildValue("(nnO)") makes it, without
+ * parsing a format: the screens build a span per error of every fuzz input, and
+ * the format parsing cost several times the tuple (measured with callgrind). */
+static PyObject *span3(Py_ssize_t a, Py_ssize_t b, PyObject *x)
+{
+    PyObject *t = PyTuple_New(x ? 3 : 2);
+    if (!t)
+        return NULL;
+    PyObject *ia = PyLong_FromSsize_t(a), *ib = ia ? PyLong_FromSsize_t(b) : NULL;
+    if (!ib) {
+        Py_XDECREF(ia);
+        Py_DECREF(t);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(t, 0, ia);
+    PyTuple_SET_ITEM(t, 1, ib);
+    if (x)
+        PyTuple_SET_ITEM(t, 2, Py_NewRef(x));
+    return t;
+}
+
+static PyObject *span(Py_ssize_t a, Py_ssize_t b)
+{
+    return span3(a, b, NULL);
+}
+
 /* ---- module state: Token and the interned strings ---------------------------- */
 
 static PyObject *Token, *S_char, *S_error, *S_illegal, *S_truncated;
-static PyObject *K_strict, *K_spans, *K_reason, *K_replace;
+static PyObject *K_strict, *K_spans, *K_reason, *K_replace, *K_tokens, *K_ignore, *K_escape;
 
 static PyObject *make_token(const Tok *t)
 {
@@ -496,15 +526,12 @@ static PyObject *str_of(const uint32_t *cps, Py_ssize_t n)
     return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, cps, n);
 }
 
-static PyObject *span(Py_ssize_t a, Py_ssize_t b)
-{
-    return Py_BuildValue("(nn)", a, b);
-}
 
 PyDoc_STRVAR(icu_screen_doc,
 "icu_screen(to_unicode, reset, set_to_u_callback, converter, data, cesu8)\n\n"
-"The same conversion as icu_decode, as the views strict, spans, reason and\n"
-"replace (a str), or None where icu_decode would not return tokens.");
+"The same conversion as icu_decode, as every view: tokens packed (bytes, see\n"
+"utf8fuzz.outcome.pack_tokens), strict, spans, reason, and replace, ignore and\n"
+"escape as strs; or None where icu_decode would not return tokens.");
 
 static PyObject *icu_screen(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -517,20 +544,46 @@ static PyObject *icu_screen(PyObject *mod, PyObject *const *args, Py_ssize_t nar
         Py_DECREF(result);
         Py_RETURN_NONE;
     }
-    PyObject *d = NULL, *spans = NULL, *strict = NULL, *replace = NULL;
-    Py_ssize_t nerr = 0, first = -1;
-    uint32_t rep_stack[256];
-    uint32_t *rep = tiled.ntoks <= 256 ? rep_stack : malloc((size_t)tiled.ntoks * 4);
-    if (!rep) {
-        PyErr_NoMemory();
+    const unsigned char *data = NULL;
+    Py_buffer view = {0};
+    PyObject *d = NULL, *spans = NULL, *strict = NULL, *texts[3] = {NULL, NULL, NULL};
+    PyObject *packed = NULL;
+    Py_ssize_t nerr = 0, first = -1, nesc = 0;
+    uint32_t stack[3][256];
+    uint32_t *cps[3] = {stack[0], stack[1], stack[2]}; /* replace, ignore, escape */
+    if (PyObject_GetBuffer(args[4], &view, PyBUF_SIMPLE) < 0)
         goto done;
-    }
+    data = view.buf;
     for (Py_ssize_t i = 0; i < tiled.ntoks; i++) {
         const Tok *t = &tiled.toks[i];
-        rep[i] = t->kind ? 0xFFFD : t->value;
+        nesc += t->kind ? t->end - t->start : 1;
         if (t->kind) {
             if (first < 0) first = i;
             nerr++;
+        }
+    }
+    for (int v = 0; v < 3; v++) {
+        Py_ssize_t need = v == 2 ? nesc : tiled.ntoks;
+        if (need > 256 && !(cps[v] = malloc((size_t)need * 4))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    if (!(packed = PyBytes_FromStringAndSize(NULL, tiled.ntoks * (Py_ssize_t)sizeof(packed_tok))))
+        goto done;
+    packed_tok *pk = (packed_tok *)PyBytes_AS_STRING(packed);
+    Py_ssize_t ni = 0, ne = 0;
+    for (Py_ssize_t i = 0; i < tiled.ntoks; i++) {
+        const Tok *t = &tiled.toks[i];
+        pk[i] = (packed_tok){t->kind ? PK_ERROR | (int64_t)(t->truncated ? PR_TRUNCATED : PR_ILLEGAL) << 8
+                                     : PK_CHAR,
+                             t->start, t->end, t->kind ? -1 : (int64_t)t->value};
+        cps[0][i] = t->kind ? 0xFFFD : t->value;
+        if (!t->kind) {
+            cps[1][ni++] = t->value;
+            cps[2][ne++] = t->value;
+        } else {
+            for (Py_ssize_t b = t->start; b < t->end; b++) cps[2][ne++] = 0xDC00 + data[b];
         }
     }
     if (!(spans = PyTuple_New(nerr)))
@@ -547,19 +600,26 @@ static PyObject *icu_screen(PyObject *mod, PyObject *const *args, Py_ssize_t nar
     } else if (!(strict = span(tiled.toks[first].start, tiled.toks[first].end))) {
         goto done;
     }
-    if (!(replace = str_of(rep, tiled.ntoks)))
+    if (!(texts[0] = str_of(cps[0], tiled.ntoks)) || !(texts[1] = str_of(cps[1], ni)) ||
+        !(texts[2] = str_of(cps[2], ne)))
         goto done;
     PyObject *reason = first < 0 ? Py_None
                        : tiled.toks[first].truncated ? S_truncated : S_illegal;
-    if (!(d = PyDict_New()) || PyDict_SetItem(d, K_strict, strict) < 0 ||
-        PyDict_SetItem(d, K_spans, spans) < 0 || PyDict_SetItem(d, K_reason, reason) < 0 ||
-        PyDict_SetItem(d, K_replace, replace) < 0)
+    if (!(d = PyDict_New()) || PyDict_SetItem(d, K_tokens, packed) < 0 ||
+        PyDict_SetItem(d, K_strict, strict) < 0 || PyDict_SetItem(d, K_spans, spans) < 0 ||
+        PyDict_SetItem(d, K_reason, reason) < 0 || PyDict_SetItem(d, K_replace, texts[0]) < 0 ||
+        PyDict_SetItem(d, K_ignore, texts[1]) < 0 || PyDict_SetItem(d, K_escape, texts[2]) < 0)
         Py_CLEAR(d);
 done:
+    Py_XDECREF(packed);
     Py_XDECREF(spans);
     Py_XDECREF(strict);
-    Py_XDECREF(replace);
-    if (rep && rep != rep_stack) free(rep);
+    for (int v = 0; v < 3; v++) {
+        Py_XDECREF(texts[v]);
+        if (cps[v] != stack[v]) free(cps[v]);
+    }
+    if (view.obj)
+        PyBuffer_Release(&view);
     tiled_free(&tiled);
     return d;
 }
@@ -742,7 +802,7 @@ static PyObject *record_one(PyObject *exc, int raw)
     if (eq == -1 && PyErr_Occurred())
         return NULL;
     Py_ssize_t b = raw ? record_base_value : 0;
-    PyObject *ev = Py_BuildValue("(nnO)", b + start, b + end, eq == 0 ? S_truncated : S_illegal);
+    PyObject *ev = span3(b + start, b + end, eq == 0 ? S_truncated : S_illegal);
     if (!ev)
         return NULL;
     int r = PyList_Append(recorded, ev);
@@ -750,7 +810,7 @@ static PyObject *record_one(PyObject *exc, int raw)
     if (r < 0)
         return NULL;
     if (raw) {
-        PyObject *rw = Py_BuildValue("(nn)", start, end);
+        PyObject *rw = span(start, end);
         if (!rw)
             return NULL;
         r = PyList_Append(recorded_raw, rw);
@@ -758,7 +818,10 @@ static PyObject *record_one(PyObject *exc, int raw)
         if (r < 0)
             return NULL;
     }
-    return Py_BuildValue("(On)", S_empty, end);
+    PyObject *at = PyLong_FromSsize_t(end);
+    PyObject *res = at ? PyTuple_Pack(2, S_empty, at) : NULL;
+    Py_XDECREF(at);
+    return res;
 }
 
 PyDoc_STRVAR(record_doc,
@@ -900,7 +963,7 @@ static PyObject *incremental_screen(PyObject *mod, PyObject *const *args, Py_ssi
                     Py_SETREF(reason, Py_NewRef(eq == 0 ? S_truncated : S_illegal));
                     if (eq == -1 && PyErr_Occurred())
                         bad = 1;
-                    else if (!(first = Py_BuildValue("(nn)", base + s, base + e)))
+                    else if (!(first = span(base + s, base + e)))
                         bad = 1;
                 }
                 Py_DECREF(exc);
@@ -1165,6 +1228,9 @@ PyMODINIT_FUNC PyInit__native(void)
         !(K_spans = PyUnicode_InternFromString("spans")) ||
         !(K_reason = PyUnicode_InternFromString("reason")) ||
         !(K_replace = PyUnicode_InternFromString("replace")) ||
+        !(K_tokens = PyUnicode_InternFromString("tokens")) ||
+        !(K_ignore = PyUnicode_InternFromString("ignore")) ||
+        !(K_escape = PyUnicode_InternFromString("escape")) ||
         !(S_empty = PyUnicode_New(0, 0)) ||
         !(S_end_of_data = PyUnicode_InternFromString("unexpected end of data")) ||
         !(recorded = PyList_New(0)) || !(recorded_raw = PyList_New(0)) ||

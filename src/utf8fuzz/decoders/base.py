@@ -77,12 +77,17 @@ class Decoder(ABC):
         try:
             out = self.run(data)
         except Exception as e:  # the point: any failure of the decoder is data
-            return Outcome.failure(
-                len(data), "crash", f"{type(e).__name__}: {e}"[:500], self.versions()
-            )
+            return self.crash(data, e)
         if not out.provenance:
             object.__setattr__(out, "provenance", self._provenance())
         return out
+
+    def crash(self, data: bytes, e: Exception) -> Outcome:
+        """The ``crash`` outcome of ``e``, raised by the library on ``data``: what
+        :meth:`decode` returns then (and what a screen may hand over instead of
+        None, see :meth:`screen`)."""
+        return Outcome.failure(len(data), "crash", f"{type(e).__name__}: {e}"[:500],
+                               self.versions())
 
     def _provenance(self) -> dict[str, str]:
         # versions() of most adapters never change while the process lives, and
@@ -93,7 +98,7 @@ class Decoder(ABC):
             cached = self.__dict__["_cached_versions"] = self.versions()
         return cached
 
-    def screen(self, data: bytes) -> dict[str, Any] | None:
+    def screen(self, data: bytes) -> dict[str, Any] | Outcome | None:
         """A few views from the cheapest real library call, or None (the default).
 
         Optional, cryptofuzz-style: a decoder that does not screen is simply
@@ -103,11 +108,18 @@ class Decoder(ABC):
         replace/ignore/escape may be given as the ``str`` the library returned (the
         view is its code points): the differ compares it with the reference's text
         as one string comparison, where a tuple of ints would first have to be
-        built. Each must equal the same view of this decoder's own full outcome
-        (tests check it on arbitrary bytes). None means
-        "cannot say cheaply here": the differ then calls :meth:`decode`. A screen
+        built; and ``tokens`` as bytes, packed by
+        :func:`~utf8fuzz.outcome.pack_tokens` (C that makes tokens packs them
+        without a Token object each, and the differ compares one bytes). Each
+        must equal the same view of this decoder's own full outcome (tests check
+        it on arbitrary bytes). None means "cannot say cheaply here": the differ
+        then calls :meth:`decode`. A screen
         must not hide a crash: if the cheap call raises, return None, so that the
-        full path runs and turns the exception into a ``crash`` outcome.
+        full path runs and turns the exception into a ``crash`` outcome - or, when
+        the cheap call is the very call :meth:`run` makes, return that outcome,
+        ``self.crash(data, e)``, which the differ judges as the full outcome
+        without calling the library again (the pure-Python mutf8 raises on most
+        fuzz inputs).
 
         ``screen_complete = True`` promises more: every screen that answers gives
         *every* view of the full outcome on that input (a strict decoder's text too

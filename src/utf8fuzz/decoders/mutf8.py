@@ -16,12 +16,13 @@ surrogate stays a surrogate code point. Its error reasons are free text, so no
 reason view is claimed.
 
 The screen (the fuzz loop's cheap tier) is the same single call without building an
-outcome: ``strict``, the one view every outcome shows. Both implementations fail
+outcome: its views, complete (``screen_complete``). Both implementations fail
 most fuzz inputs in their own way (the C one passes ill-formed bytes through as
 Latin-1, so its ``strict`` is None where the profile has an error; the pure-Python
-one raises RuntimeError, a crash), so the full outcome is built for nearly every
-input, right after the screen: the adapter keeps the last input's result (text or
-exception), and the full outcome reuses it instead of calling the library again.
+one raises RuntimeError, a crash). The screen hands such a crash over as the
+outcome :meth:`decode` would give, so the differ does not call the library again;
+and the adapter keeps the last input's result (text or exception) for a full
+outcome asked for right after a screen.
 """
 
 from __future__ import annotations
@@ -78,13 +79,13 @@ class Mutf8(Decoder):
         return Outcome(n, views={"strict": None, "spans": (), "replace": cps, "ignore": cps,
                                  "escape": cps})
 
-    def screen(self, data: bytes) -> dict[str, Any] | None:
+    def screen(self, data: bytes) -> dict[str, Any] | Outcome | None:
         try:
             text = self._call(data)
         except UnicodeDecodeError as e:
             return {"strict": (e.start, e.end)}
-        except Exception:
-            return None
+        except Exception as e:
+            return self.crash(data, e)  # what run() would raise: decode()'s outcome
         # accepted: its text is every text view
         return {"strict": None, "spans": (), "replace": text, "ignore": text, "escape": text}
 

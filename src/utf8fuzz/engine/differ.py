@@ -77,7 +77,16 @@ from typing import Any, NamedTuple
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.signature import Signature, failure_feature, feature_of
-from utf8fuzz.outcome import REPLACEMENT, TEXT_VIEWS, VIEWS, Outcome, Token, format_codepoint
+from utf8fuzz.outcome import (
+    REPLACEMENT,
+    TEXT_VIEWS,
+    VIEWS,
+    Outcome,
+    Token,
+    format_codepoint,
+    pack_tokens,
+    unpack_tokens,
+)
 from utf8fuzz.profiles import REGISTRY
 from utf8fuzz.profiles.walk import screen_many
 
@@ -157,7 +166,12 @@ class Result:
                 ref = oracles[key]
                 out[ref.name] = walk.outcome(ref._provenance())
             for d, seen in screened:
-                out[d.name] = Outcome(len(self.data), views=seen, provenance=d._provenance())
+                packed = seen.get("tokens")
+                out[d.name] = (
+                    Outcome(len(self.data), views=seen, provenance=d._provenance())
+                    if type(packed) is not bytes  # else: every token, so every view
+                    else Outcome.from_tokens(unpack_tokens(packed), len(self.data),
+                                             d._provenance(), data=self.data))
             out.update(self._outcomes)
             self._outcomes = out
             self._lazy = None
@@ -238,9 +252,13 @@ class Differ:
             d.name: tuple(v for v in self._compared if v in d.shows)
             for d in self.decoders
         }
-        # Decoders that screen, with the views the comparison would use.
+        # Decoders that screen, with the views their screens are compared at: every
+        # compared view a screen gives, not only those the decoder declares (a
+        # strict-style decoder's text on input it accepts, as _judge does); and for
+        # a complete screen, the order _walk.judge names a difference in.
+        compared = frozenset(self._compared)
         self._screens = {
-            d.name: (d.screen, frozenset(self._shared[d.name]))
+            d.name: (d.screen, compared, self._compared if d.screen_complete else None)
             for d in self.decoders
             if type(d).screen is not Decoder.screen and self._shared[d.name]
         }
@@ -254,11 +272,11 @@ class Differ:
         # the walkers themselves where there is one (a C callable: no Python frame)
         self._walkers = tuple(r._walker or r.walk for r in self._oracles)
         index = {k: i for i, k in enumerate(self._keys)}
-        no_screen = (None, frozenset[str]())
+        no_screen = (None, frozenset[str](), None)
 
-        def plan(entries: Iterable[tuple[Decoder, Any, frozenset[str]]]) -> _Plan:
-            rows = tuple((d, index[d.profile, d.policy], sc, v) for d, sc, v in entries)
-            return _Plan(rows, tuple((sc, i, v) for _, i, sc, v in rows))
+        def plan(entries: Iterable[tuple[Decoder, Any, frozenset[str], Any]]) -> _Plan:
+            rows = tuple((d, index[d.profile, d.policy], sc, v, o) for d, sc, v, o in entries)
+            return _Plan(rows, tuple((sc, i, v, o) for _, i, sc, v, o in rows))
 
         # run(full=True): every decoder (the batched ones too), no screens
         self._full_plan = plan((d, *no_screen) for d in self.decoders)
@@ -320,27 +338,32 @@ class Differ:
         # The decoders that did not agree, decoded in full where their screen is not
         # their whole outcome, and judged - decoder-major too, for the same reason:
         # one decoder's misses over the batch, then the next decoder's.
-        missed: dict[int, list[int]] = {}
-        for j, (_, misses) in enumerate(screened):
-            for i in misses:
-                missed.setdefault(i, []).append(j)
+        missed: dict[int, list[tuple[int, Found | None]]] = {}
+        for j, (_, misses, found) in enumerate(screened):
+            for i, f in zip(misses, found, strict=True):
+                missed.setdefault(i, []).append((j, f))
         outcomes: list[dict[str, Outcome]] = [{} for _ in inputs]
         diffs: list[list[Difference]] = [[] for _ in inputs]
         refs: list[dict[int, _Ref]] = [{} for _ in inputs]
         for i in sorted(missed):
-            for j in missed[i]:
+            for j, found in missed[i]:
                 data = inputs[j]
-                d, k, _, _ = plans[j][0].entries[i]
+                d, k, _, _, _ = plans[j][0].entries[i]
                 ref = refs[j].get(k)
                 if ref is None:
                     ref = refs[j][k] = _Ref(data, walks[j][k], self._oracles[k])
                 seen = screened[j][0][i]
-                if type(seen) is dict and d.screen_complete:
+                if found is not None:
+                    # a complete screen, judged in C (_walk.judge) as _judge would
+                    diff = self._difference(d, ref, found)
+                elif type(seen) is dict and d.screen_complete:
                     # the screen is its whole outcome: judge that (its partial
                     # outcome is made if Result.outcomes is asked for)
                     diff = self._judge(d, ref, seen)
                 else:
-                    out = outcomes[j][d.name] = d.decode(data)
+                    # a screen that met an exception may hand over its crash outcome
+                    out = outcomes[j][d.name] = (seen if type(seen) is Outcome
+                                                 else d.decode(data))
                     diff = self._judge(d, ref, out)
                 if diff is not None:
                     diffs[j].append(diff)
@@ -411,10 +434,17 @@ class Differ:
                 else ref.compare(out, self._compared))
         if diff is None:
             return None
-        klass, idx, view, detail = diff
+        klass, _, view, detail = diff
         if klass in ("crash", "timeout"):
             assert isinstance(out, Outcome)
             return Difference(d.name, d.profile, klass, failure_feature(out), 0, view, detail)
+        return self._difference(d, ref, diff)
+
+    @staticmethod
+    def _difference(d: Decoder, ref: _Ref, found: Found) -> Difference:
+        """The difference ``found`` (class, anchor token, view, detail), named by
+        the anchor's spec feature."""
+        klass, idx, view, detail = found
         feat, start = ref.feature(idx)
         return Difference(d.name, d.profile, klass, feat, start, view, detail)
 
@@ -504,8 +534,8 @@ class _Plan(NamedTuple):
     None) and screened views; and the (screen, index, views) triples that
     :func:`~utf8fuzz.profiles.walk.screen_many` runs for an input."""
 
-    entries: tuple[tuple[Decoder, int, Any, frozenset[str]], ...]
-    screens: tuple[tuple[Any, int, frozenset[str]], ...]
+    entries: tuple[tuple[Decoder, int, Any, frozenset[str], tuple[str, ...] | None], ...]
+    screens: tuple[tuple[Any, int, frozenset[str], tuple[str, ...] | None], ...]
 
 
 class _Agreed:
@@ -516,12 +546,13 @@ class _Agreed:
 
     __slots__ = ("entries", "seens")
 
-    def __init__(self, entries: tuple[tuple[Decoder, int, Any, frozenset[str]], ...],
+    def __init__(self, entries: tuple[tuple[Decoder, int, Any, frozenset[str],
+                                            tuple[str, ...] | None], ...],
                  seens: list[Any]) -> None:
         self.entries, self.seens = entries, seens
 
     def __iter__(self) -> Iterator[tuple[Decoder, dict[str, Any]]]:
-        for (d, _, _, _), seen in zip(self.entries, self.seens, strict=True):
+        for (d, *_), seen in zip(self.entries, self.seens, strict=True):
             if type(seen) is dict:
                 yield d, seen
 
@@ -568,6 +599,10 @@ class _OutcomeWalk:
 
     def token(self, i: int) -> Token | None:
         return self.tokens[i] if 0 <= i < len(self.tokens) else None
+
+    @property
+    def packed(self) -> bytes:
+        return pack_tokens(self.tokens)
 
     def outcome(self, provenance: dict[str, str]) -> Outcome:
         return self.outcome_
@@ -660,7 +695,8 @@ class _Ref:
         """:meth:`compare` of a partial outcome with these views - also a screen's
         dict, judged as it is (``screen_complete``) without an Outcome made for it.
         A view not shown is never a difference; a text view given as a ``str`` is
-        first compared as one string."""
+        first compared as one string, and tokens given packed as one bytes. Equal
+        tokens end it, as in :meth:`compare`: every other view is made from them."""
         for v in views:
             mine = shown.get(v, shown)
             if mine is shown:
@@ -669,9 +705,15 @@ class _Ref:
                 if mine == self.text(v):
                     continue
                 mine = tuple(map(ord, mine))
+            elif type(mine) is bytes and v == "tokens":  # packed (outcome.pack_tokens)
+                if mine == self.walk.packed:
+                    return None  # every other view is made from the tokens (as compare)
+                mine = unpack_tokens(mine)
             if v == "reason" and "strict" in views and self.view("strict") != shown.get("strict"):
                 continue  # the strict view differs, and says more
             if mine == self.view(v):
+                if v == "tokens":
+                    return None  # as compare: every other view is made from them
                 continue
             return getattr(self, "_" + v)(mine)
         return None

@@ -18,9 +18,13 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
-enum { K_CHAR, K_ERROR, K_RESERVED };
-enum { R_NONE, R_ILLEGAL, R_TRUNCATED };
+#include "packed_tokens.h"
+
+/* A token's kind and reason, numbered as in the packed form. */
+enum { K_CHAR = PK_CHAR, K_ERROR = PK_ERROR, K_RESERVED = PK_RESERVED };
+enum { R_NONE = PR_NONE, R_ILLEGAL = PR_ILLEGAL, R_TRUNCATED = PR_TRUNCATED };
 enum { P_MAXIMAL, P_SEQUENCE, P_BYTE };
 
 /* Interned names, made once at import. */
@@ -73,7 +77,7 @@ typedef struct {
 } tok_t;
 
 enum { C_TOKENS, C_SPANS, C_STRICT, C_REASON, C_REPLACE, C_IGNORE, C_ESCAPE,
-       C_TEXT_REPLACE, C_TEXT_IGNORE, C_TEXT_ESCAPE, C_FEATURES, C_COUNT };
+       C_TEXT_REPLACE, C_TEXT_IGNORE, C_TEXT_ESCAPE, C_FEATURES, C_PACKED, C_COUNT };
 
 typedef struct {
     PyObject_VAR_HEAD
@@ -444,8 +448,20 @@ static void walk_dealloc(Walk *r) {
     PyObject_Free(r);
 }
 
+/* (a, b), as Py_BuildValue("(nn)") makes it without parsing a format (several
+ * times the cost of the tuple, and the walks make one per error). */
 static PyObject *new_pair(Py_ssize_t a, Py_ssize_t b) {
-    return Py_BuildValue("(nn)", a, b);
+    PyObject *t = PyTuple_New(2);
+    if (!t) return NULL;
+    PyObject *x = PyLong_FromSsize_t(a), *y = x ? PyLong_FromSsize_t(b) : NULL;
+    if (!y) {
+        Py_XDECREF(x);
+        Py_DECREF(t);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(t, 0, x);
+    PyTuple_SET_ITEM(t, 1, y);
+    return t;
 }
 
 /* (start, end) of a one-byte error below offset 64, shared as the tokens are
@@ -767,6 +783,19 @@ static PyObject *make_features(Walk *r) {
     return out;
 }
 
+/* The tokens in their packed form (packed_tokens.h). */
+static PyObject *make_packed(Walk *r) {
+    PyObject *b = PyBytes_FromStringAndSize(NULL, r->ntok * (Py_ssize_t)sizeof(packed_tok));
+    if (!b) return NULL;
+    packed_tok *p = (packed_tok *)PyBytes_AS_STRING(b);
+    for (Py_ssize_t k = 0; k < r->ntok; k++) {
+        const tok_t *t = &r->toks[k];
+        p[k] = (packed_tok){t->kind | (int64_t)t->reason << 8, t->start, t->end,
+                            t->kind == K_CHAR ? t->value : -1};
+    }
+    return b;
+}
+
 /* ---- lazy getters ---- */
 
 static PyObject *cached(Walk *r, int c) {
@@ -784,6 +813,7 @@ static PyObject *cached(Walk *r, int c) {
         case C_TEXT_IGNORE: v = make_text(r, V_IGNORE); break;
         case C_TEXT_ESCAPE: v = make_text(r, V_ESCAPE); break;
         case C_FEATURES: v = make_features(r); break;
+        case C_PACKED: v = make_packed(r); break;
         }
         if (!v) return NULL;
         r->cache[c] = v;
@@ -938,10 +968,17 @@ static PyObject *walk_get(PyObject *walk, PyObject *name, int text) {
     return PyObject_CallMethodOneArg(walk, text ? S_TEXT : S_VIEW, name);
 }
 
+/* The packed tokens of any walk (the C one's cache, or a PyWalk's attribute). */
+static PyObject *walk_packed(PyObject *walk) {
+    if (Py_IS_TYPE(walk, &WalkType)) return cached((Walk *)walk, C_PACKED);
+    return PyObject_GetAttrString(walk, "packed");
+}
+
 /* agrees(walk, seen, views): the differ's _Ref.agrees - every view of the screen
  * `seen` that is in `views` equals the walk's (a str text view against text(v),
- * anything else against view(v)), and at least one was compared. 1, 0, or -1 on
- * an error. */
+ * tokens given as bytes against the packed tokens, anything else against
+ * view(v)), and at least one was compared; equal tokens end it (every other view
+ * is made from them). 1, 0, or -1 on an error. */
 static int agrees(PyObject *walk, PyObject *seen, PyObject *views) {
     Py_ssize_t pos = 0;
     PyObject *v, *val;
@@ -953,30 +990,311 @@ static int agrees(PyObject *walk, PyObject *seen, PyObject *views) {
         Py_INCREF(v);
         Py_INCREF(val); /* the comparison may run code that changes seen */
         int text = PyUnicode_CheckExact(val) && view_index(v, 1) >= 0; /* a text view */
-        PyObject *ref = walk_get(walk, v, text);
+        int packed = PyBytes_CheckExact(val) && view_index(v, 0) == C_TOKENS;
+        PyObject *ref = packed ? walk_packed(walk) : walk_get(walk, v, text);
         int eq = ref ? PyObject_RichCompareBool(val, ref, Py_EQ) : -1;
         Py_XDECREF(ref);
         Py_DECREF(v);
         Py_DECREF(val);
         if (eq <= 0) return eq;
+        /* equal tokens are equal everything: every view of an outcome with tokens
+         * is made from them (as compare does with a full outcome) */
+        if (packed) return 1;
         compared = 1;
     }
     return compared;
 }
 
-/* screen_many(inputs, walks, plans) -> [(seens, misses), ...]: the differ's
+/* ---- judging a complete screen (the differ's _Ref.compare_views, common cases) ---- */
+
+/* Class names, interned at import (signature.CLASSES). */
+static PyObject *S_ACCEPTS, *S_REJECTS, *S_OFFSET, *S_REPLACEMENT, *S_CODE_POINT,
+    *S_REASON_CLASS;
+
+/* (class, token, view, detail), stealing detail. */
+static PyObject *found(PyObject *klass, Py_ssize_t token, PyObject *view, PyObject *detail) {
+    PyObject *t = PyLong_FromSsize_t(token);
+    PyObject *res = t ? PyTuple_Pack(4, klass, t, view, detail) : NULL;
+    Py_XDECREF(t);
+    Py_DECREF(detail);
+    return res;
+}
+
+/* The index of the token holding byte offset off: walk.token_index. */
+static Py_ssize_t token_at(const Walk *r, long long off) {
+    Py_ssize_t lo = 0, hi = r->ntok; /* count the starts <= off */
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if ((long long)r->toks[mid].start <= off) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 ? lo - 1 : 0;
+}
+
+/* An exact int that fits a long long; 0 if x is anything else (the differ's own
+ * code then judges it, as it would anything unusual). */
+static int exact_ll(PyObject *x, long long *out) {
+    if (!PyLong_CheckExact(x)) return 0;
+    int overflow = 0;
+    *out = PyLong_AsLongLongAndOverflow(x, &overflow);
+    if (overflow || (*out == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
+/* A strict-view value: None, or an exact (int, int) tuple. 1 with is_none, or a and b,
+ * set; 0 if it is neither. */
+static int span_value(PyObject *s, int *is_none, long long *a, long long *b) {
+    *is_none = s == Py_None;
+    if (*is_none) return 1;
+    return PyTuple_CheckExact(s) && PyTuple_GET_SIZE(s) == 2 &&
+           exact_ll(PyTuple_GET_ITEM(s, 0), a) && exact_ll(PyTuple_GET_ITEM(s, 1), b);
+}
+
+/* _span(s): "no error" or "error [a,b)". */
+static PyObject *span_text(int none, long long a, long long b) {
+    return none ? PyUnicode_FromString("no error")
+                : PyUnicode_FromFormat("error [%lld,%lld)", a, b);
+}
+
+/* _Ref._span_pair: the reference's span ref against the decoder's span theirs.
+ * A new (class, token, view, detail), or Py_NotImplemented when the values are not
+ * the shapes the differ's own code would take the same way. */
+static PyObject *span_pair(const Walk *r, PyObject *ref, PyObject *theirs, PyObject *view) {
+    int an, bn;
+    long long a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+    if (!span_value(ref, &an, &a0, &a1) || !span_value(theirs, &bn, &b0, &b1) || (an && bn))
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *klass;
+    long long at;
+    if (an) klass = S_REJECTS, at = b0;
+    else if (bn || b0 > a0) klass = S_ACCEPTS, at = a0;
+    else if (b0 < a0) klass = S_REJECTS, at = b0;
+    else klass = S_OFFSET, at = a0;
+    PyObject *sa = span_text(an, a0, a1), *sb = sa ? span_text(bn, b0, b1) : NULL;
+    PyObject *detail = sb ? PyUnicode_FromFormat("reference %U, decoder %U", sa, sb) : NULL;
+    Py_XDECREF(sa);
+    Py_XDECREF(sb);
+    if (!detail) return NULL;
+    return found(klass, token_at(r, at), view, detail);
+}
+
+/* _cp(c): "nothing" (c < 0) or U+XXXX. */
+static void cp_text(char *buf, size_t size, int64_t c) {
+    if (c < 0) snprintf(buf, size, "nothing");
+    else snprintf(buf, size, "U+%04llX", (unsigned long long)c);
+}
+
+/* _Ref._ignore's first case: the decoder's ignore view is the reference's replace
+ * view - it substituted where errors are dropped (PyICU's "ignore" mode, met on
+ * nearly every fuzz input). theirs is a str that differs from the walk's ignore
+ * text. NotImplemented when its output is anything else. */
+static PyObject *ignore_substituted(Walk *r, PyObject *theirs) {
+    PyObject *replace = cached(r, C_TEXT_REPLACE);
+    if (!replace) return NULL;
+    int eq = replace != Py_None ? PyUnicode_Compare(theirs, replace) == 0 : 0;
+    Py_DECREF(replace);
+    if (PyErr_Occurred()) return NULL;
+    if (!eq) Py_RETURN_NOTIMPLEMENTED;
+    /* detail: the first output where they differ, as _Ref._ignore words it */
+    Py_ssize_t n = PyUnicode_GET_LENGTH(theirs), k = 0;
+    int64_t mine_k = -1;
+    for (Py_ssize_t t = 0; t < r->ntok; t++) {
+        if (r->toks[t].kind != K_CHAR) continue;
+        if (k >= n || (int64_t)PyUnicode_READ_CHAR(theirs, k) != r->toks[t].value) {
+            mine_k = r->toks[t].value;
+            break;
+        }
+        k++;
+    }
+    int64_t x = k < n ? (int64_t)PyUnicode_READ_CHAR(theirs, k) : -1;
+    char a[32], b[32];
+    cp_text(a, sizeof a, mine_k);
+    cp_text(b, sizeof b, x);
+    PyObject *detail = PyUnicode_FromFormat("output %zd: reference %s, decoder %s", k, a, b);
+    if (!detail) return NULL;
+    return found(S_REPLACEMENT, r->first_err > 0 ? r->first_err : 0, S_IGNORE, detail);
+}
+
+/* _tok(t) of differ.py: "U+0041 [0,1)", "error [1,3) illegal", "reserved [4,5)". */
+static void tok_text(char *buf, size_t size, const packed_tok *t) {
+    int kind = (int)(t->kind_reason & 0xFF), reason = (int)(t->kind_reason >> 8);
+    if (kind == PK_CHAR) {
+        snprintf(buf, size, "U+%04llX [%lld,%lld)", (unsigned long long)t->value,
+                 (long long)t->start, (long long)t->end);
+        return;
+    }
+    snprintf(buf, size, "%s [%lld,%lld)%s", kind == PK_ERROR ? "error" : "reserved",
+             (long long)t->start, (long long)t->end,
+             reason == PR_ILLEGAL ? " illegal" : reason == PR_TRUNCATED ? " truncated" : "");
+}
+
+/* _Ref._tokens: the first token where the decoder's packed tokens differ from the
+ * walk's, classed by the kinds on either side. NotImplemented for bytes that are
+ * not a packing of tokens (the Python then says what is wrong with them). */
+static PyObject *tokens_differ(Walk *r, PyObject *theirs) {
+    Py_ssize_t nb = PyBytes_GET_SIZE(theirs);
+    if (nb % (Py_ssize_t)sizeof(packed_tok)) Py_RETURN_NOTIMPLEMENTED;
+    const packed_tok *d = (const packed_tok *)PyBytes_AS_STRING(theirs);
+    Py_ssize_t nd = nb / (Py_ssize_t)sizeof(packed_tok);
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        int kind = (int)(d[i].kind_reason & 0xFF), reason = (int)(d[i].kind_reason >> 8);
+        if (kind > PK_RESERVED || reason > PR_TRUNCATED || d[i].kind_reason < 0 ||
+            d[i].kind_reason >> 16 || (kind == PK_CHAR) != (d[i].value >= 0))
+            Py_RETURN_NOTIMPLEMENTED;
+    }
+    for (Py_ssize_t i = 0; i < r->ntok && i < nd; i++) {
+        const tok_t *t = &r->toks[i];
+        packed_tok mine = {t->kind | (int64_t)t->reason << 8, t->start, t->end,
+                           t->kind == K_CHAR ? t->value : -1};
+        const packed_tok *x = &d[i];
+        if (!memcmp(&mine, x, sizeof mine)) continue;
+        int rk = (int)(mine.kind_reason & 0xFF), dk = (int)(x->kind_reason & 0xFF);
+        PyObject *klass = rk == PK_CHAR && dk == PK_CHAR ? S_CODE_POINT
+                          : rk == PK_CHAR ? S_REJECTS
+                          : dk == PK_CHAR ? S_ACCEPTS
+                          : mine.start != x->start || mine.end != x->end ? S_REPLACEMENT
+                          : S_REASON_CLASS;
+        char a[96], b[96];
+        tok_text(a, sizeof a, &mine);
+        tok_text(b, sizeof b, x);
+        PyObject *detail = PyUnicode_FromFormat("at byte %zd: reference %s, decoder %s",
+                                                t->start, a, b);
+        if (!detail) return NULL;
+        return found(klass, i, S_TOKENS, detail);
+    }
+    Py_ssize_t m = r->ntok < nd ? r->ntok : nd;
+    PyObject *detail = PyUnicode_FromString("different number of tokens");
+    if (!detail) return NULL;
+    return found(S_REPLACEMENT, m > 1 ? m - 1 : 0, S_TOKENS, detail);
+}
+
+/* judge(walk, seen, order): _Ref.compare_views(seen, order) for a complete screen
+ * `seen` (a dict of views) against a C walk, in the cases the fuzz loop meets on
+ * nearly every input: the first differing view is strict or spans (iconv, mutf8:
+ * a span somewhere else), or ignore where the decoder substituted (PyICU). Returns
+ * (class, anchor token, view, detail) as the Python does, None when every view
+ * shown agrees, or NotImplemented for anything else - the differ's Python then
+ * judges it. Why in C: a handful of decoders with known bugs differ on most fuzz
+ * inputs, and judging them in Python cost more than all the screens together.
+ * tests/engine/test_judge.py holds it equal to compare_views. */
+static PyObject *judge(PyObject *walk, PyObject *seen, PyObject *order) {
+    if (!Py_IS_TYPE(walk, &WalkType) || !PyDict_CheckExact(seen) || !PyTuple_Check(order))
+        Py_RETURN_NOTIMPLEMENTED;
+    Walk *r = (Walk *)walk;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(order); i++) {
+        PyObject *v = PyTuple_GET_ITEM(order, i);
+        PyObject *mine = PyDict_GetItemWithError(seen, v); /* borrowed */
+        if (!mine) {
+            if (PyErr_Occurred()) return NULL;
+            continue;
+        }
+        int c = view_index(v, 0);
+        if (c < 0) {
+            if (PyErr_Occurred()) return NULL;
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+        Py_INCREF(mine); /* a comparison may run code that changes seen */
+        PyObject *result = NULL;
+        int same = 0;
+        if (c == C_REPLACE || c == C_IGNORE || c == C_ESCAPE) {
+            if (!PyUnicode_CheckExact(mine)) {
+                result = Py_NewRef(Py_NotImplemented);
+            } else {
+                PyObject *text = cached(r, c - C_REPLACE + C_TEXT_REPLACE);
+                if (text) {
+                    same = text != Py_None && PyUnicode_Compare(mine, text) == 0;
+                    Py_DECREF(text);
+                    if (PyErr_Occurred()) result = NULL;
+                    else if (same) result = NULL;
+                    else if (c == C_IGNORE) result = ignore_substituted(r, mine);
+                    else result = Py_NewRef(Py_NotImplemented);
+                }
+            }
+        } else if (c == C_TOKENS) {
+            if (!PyBytes_CheckExact(mine)) {
+                result = Py_NewRef(Py_NotImplemented);
+            } else {
+                PyObject *packed = cached(r, C_PACKED);
+                if (packed) {
+                    same = PyBytes_GET_SIZE(mine) == PyBytes_GET_SIZE(packed) &&
+                           !memcmp(PyBytes_AS_STRING(mine), PyBytes_AS_STRING(packed),
+                                   (size_t)PyBytes_GET_SIZE(mine));
+                    Py_DECREF(packed);
+                    /* equal tokens are equal everything, as in compare_views */
+                    result = same ? Py_NewRef(Py_None) : tokens_differ(r, mine);
+                }
+            }
+        } else {
+            PyObject *ref = cached(r, c);
+            if (ref) {
+                same = PyObject_RichCompareBool(mine, ref, Py_EQ);
+                if (same < 0) {
+                    result = NULL;
+                } else if (same) {
+                    result = NULL;
+                } else if (c == C_STRICT) {
+                    result = span_pair(r, ref, mine, S_STRICT);
+                } else if (c == C_SPANS && PyTuple_CheckExact(mine)) {
+                    /* the first span where they part, as _Ref._spans */
+                    Py_ssize_t na = PyTuple_GET_SIZE(ref), nb = PyTuple_GET_SIZE(mine), k = 0;
+                    int e = 1;
+                    while (k < na && k < nb &&
+                           (e = PyObject_RichCompareBool(PyTuple_GET_ITEM(ref, k),
+                                                         PyTuple_GET_ITEM(mine, k), Py_EQ)) == 1)
+                        k++;
+                    if (e >= 0)
+                        result = span_pair(r, k < na ? PyTuple_GET_ITEM(ref, k) : Py_None,
+                                           k < nb ? PyTuple_GET_ITEM(mine, k) : Py_None,
+                                           S_SPANS);
+                } else if (c == C_REASON) {
+                    /* compare_views skips a reason when strict differs (it says more) */
+                    PyObject *strict = NULL;
+                    int has_strict = 0;
+                    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(order); j++)
+                        if (view_index(PyTuple_GET_ITEM(order, j), 0) == C_STRICT) has_strict = 1;
+                    if (has_strict && (strict = cached(r, C_STRICT))) {
+                        PyObject *theirs = PyDict_GetItemWithError(seen, S_STRICT);
+                        int eq = theirs || !PyErr_Occurred()
+                                     ? PyObject_RichCompareBool(strict, theirs ? theirs : Py_None,
+                                                                Py_EQ)
+                                     : -1;
+                        Py_DECREF(strict);
+                        if (eq == 0) same = 1; /* skipped, as compare_views does */
+                        else if (eq == 1) result = Py_NewRef(Py_NotImplemented);
+                    } else if (!PyErr_Occurred()) {
+                        result = Py_NewRef(Py_NotImplemented);
+                    }
+                } else {
+                    result = Py_NewRef(Py_NotImplemented);
+                }
+                Py_DECREF(ref);
+            }
+        }
+        Py_DECREF(mine);
+        if (result) return result;
+        if (PyErr_Occurred()) return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* screen_many(inputs, walks, plans) -> [(seens, misses, found), ...]: the differ's
  * screening loop (Differ.run_many), in C because it runs for every decoder on
  * every fuzz input and the Python loop and its comparisons cost more than most
  * screens' library calls.
  *
- * For input j, plans[j] is a tuple of (screen, walk index, views) - screen a
- * callable or None - and walks[j] the references' walks of inputs[j]; every plan
- * has one entry per decoder, in the same order. Each screen is called on its
- * input; if it returns a dict that agrees with walks[j][index] at views, the
- * decoder agrees on that input. For each input: (seens, misses), seens[k] what
- * screen k returned (None if it raised an Exception, as the differ treats a
- * raising screen), misses the indices of the entries that did not agree (no
- * screen, not a dict, or a difference), in order.
+ * For input j, plans[j] is a tuple of (screen, walk index, views, order) - screen
+ * a callable or None, order a tuple of views or None - and walks[j] the
+ * references' walks of inputs[j]; every plan has one entry per decoder, in the
+ * same order. Each screen is called on its input; if it returns a dict that
+ * agrees with walks[j][index] at views, the decoder agrees on that input. For
+ * each input: seens[k], what screen k returned (None if it raised an Exception,
+ * as the differ treats a raising screen); misses, the indices of the entries that
+ * did not agree (no screen, not a dict, or a difference), in order; and found,
+ * one item per miss: judge(walk, seen, order) when the entry has an order (a
+ * complete screen) and judge could name the difference, else None.
  *
  * Decoder-major: each decoder screens every input before the next decoder
  * starts. Some twenty libraries (CPython, ICU twice over, iconv, PyICU, ...)
@@ -1012,10 +1330,12 @@ static PyObject *screen_many(PyObject *self, PyObject *const *args, Py_ssize_t n
     PyObject *out = PyList_New(n);
     if (!out) return NULL;
     for (Py_ssize_t j = 0; j < n; j++) {
-        PyObject *seens = PyList_New(m), *misses = PyList_New(0), *pair = NULL;
-        if (seens && misses) pair = PyTuple_Pack(2, seens, misses);
+        PyObject *seens = PyList_New(m), *misses = PyList_New(0), *found = PyList_New(0);
+        PyObject *pair = NULL;
+        if (seens && misses && found) pair = PyTuple_Pack(3, seens, misses, found);
         Py_XDECREF(seens);
         Py_XDECREF(misses);
+        Py_XDECREF(found);
         if (!pair) goto fail;
         PyList_SET_ITEM(out, j, pair);
         /* every slot filled before a screen runs: a list never holds NULL */
@@ -1030,17 +1350,20 @@ static PyObject *screen_many(PyObject *self, PyObject *const *args, Py_ssize_t n
             PyObject *jwalks = PyTuple_GET_ITEM(walks, j);
             PyObject *pair = PyList_GET_ITEM(out, j);
             PyObject *seens = PyTuple_GET_ITEM(pair, 0), *misses = PyTuple_GET_ITEM(pair, 1);
+            PyObject *found = PyTuple_GET_ITEM(pair, 2);
             PyObject *e = PyTuple_GET_ITEM(PyTuple_GET_ITEM(plans, j), k);
-            if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 3) {
+            if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 4) {
                 PyErr_SetString(PyExc_TypeError,
-                                "screen: a plan entry is (screen, walk index, views)");
+                                "screen: a plan entry is (screen, walk index, views, order)");
                 goto fail;
             }
             PyObject *screen = PyTuple_GET_ITEM(e, 0), *views = PyTuple_GET_ITEM(e, 2);
+            PyObject *order = PyTuple_GET_ITEM(e, 3);
             Py_ssize_t w = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 1));
             if (w == -1 && PyErr_Occurred()) goto fail;
-            if (w < 0 || w >= PyTuple_GET_SIZE(jwalks) || !PyAnySet_Check(views)) {
-                PyErr_SetString(PyExc_ValueError, "screen: bad walk index or views");
+            if (w < 0 || w >= PyTuple_GET_SIZE(jwalks) || !PyAnySet_Check(views) ||
+                (order != Py_None && !PyTuple_Check(order))) {
+                PyErr_SetString(PyExc_ValueError, "screen: bad walk index, views or order");
                 goto fail;
             }
             int ok = 0;
@@ -1072,6 +1395,19 @@ static PyObject *screen_many(PyObject *self, PyObject *const *args, Py_ssize_t n
                     goto fail;
                 }
                 Py_DECREF(i);
+                PyObject *seen = PyList_GET_ITEM(seens, k), *f = NULL;
+                if (order != Py_None && PyDict_CheckExact(seen)) {
+                    Py_INCREF(seen);
+                    f = judge(PyTuple_GET_ITEM(jwalks, w), seen, order);
+                    Py_DECREF(seen);
+                    if (!f) goto fail;
+                    if (!PyTuple_Check(f)) Py_SETREF(f, Py_NewRef(Py_None));
+                } else {
+                    f = Py_NewRef(Py_None);
+                }
+                int bad = PyList_Append(found, f);
+                Py_DECREF(f);
+                if (bad < 0) goto fail;
             }
         }
     }
@@ -1115,6 +1451,7 @@ static PyObject *walk_token(Walk *r, PyObject *arg) {
 
 static PyObject *get_tokens(Walk *r, void *c) { return cached(r, C_TOKENS); }
 static PyObject *get_features(Walk *r, void *c) { return cached(r, C_FEATURES); }
+static PyObject *get_packed(Walk *r, void *c) { return cached(r, C_PACKED); }
 static PyObject *get_data(Walk *r, void *c) {
     Py_INCREF(r->data);
     return r->data;
@@ -1125,6 +1462,8 @@ static PyGetSetDef walk_getset[] = {
     {"features", (getter)get_features, NULL,
      "sorted, unique coverage feature ids (walk.feature_key decodes one)", NULL},
     {"data", (getter)get_data, NULL, "the input", NULL},
+    {"packed", (getter)get_packed, NULL,
+     "the tokens packed (utf8fuzz.outcome.pack_tokens), as bytes", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -1189,12 +1528,23 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *judge_entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyDict_Check(args[1]) || !PyTuple_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "judge(walk, seen: dict, order: tuple)");
+        return NULL;
+    }
+    return judge(args[0], args[1], args[2]);
+}
+
 static PyMethodDef methods[] = {
+    {"judge", (PyCFunction)(void (*)(void))judge_entry, METH_FASTCALL,
+     "judge(walk, seen, order) -> (class, token, view, detail), None (agrees) or "
+     "NotImplemented (see the comment in _walk.c)"},
     {"configure", configure, METH_VARARGS,
      "configure(Token, make_outcome): the Token class to build, and "
      "make_outcome(tokens, length, provenance, data) -> Outcome."},
     {"screen_many", (PyCFunction)(void (*)(void))screen_many, METH_FASTCALL,
-     "screen_many(inputs, walks, plans) -> [(seens, misses)] per input, decoder-major "
+     "screen_many(inputs, walks, plans) -> [(seens, misses, found)] per input, decoder-major "
      "(see the comment in _walk.c)"},
     {NULL, NULL, 0, NULL},
 };
@@ -1212,6 +1562,9 @@ PyMODINIT_FUNC PyInit__walk(void) {
         {&S_SPANS, "spans"}, {&S_STRICT, "strict"}, {&S_REASON, "reason"},
         {&S_REPLACE, "replace"}, {&S_IGNORE, "ignore"}, {&S_ESCAPE, "escape"},
         {&S_TEXT, "text"}, {&S_VIEW, "view"},
+        {&S_ACCEPTS, "accepts-ill-formed"}, {&S_REJECTS, "rejects-well-formed"},
+        {&S_OFFSET, "different-error-offset"}, {&S_REPLACEMENT, "different-replacement"},
+        {&S_CODE_POINT, "different-code-point"}, {&S_REASON_CLASS, "different-reason"},
     };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (!*names[k].slot && !(*names[k].slot = PyUnicode_InternFromString(names[k].text)))

@@ -36,6 +36,7 @@ for most of them::
     r.tokens                      # tuple(decode_tokens(data, profile, policy))
     r.view(name)                  # Outcome.from_tokens(...).view(name), same types
     r.text(name)                  # replace/ignore/escape as a str; None past U+10FFFF
+    r.packed                      # the tokens as outcome.pack_tokens packs them
     r.features                    # coverage feature ids, see feature_key
     r.outcome(provenance)         # the Outcome the reference decoder returns
     r.cover(counters, region)     # region[counters[f]] += 1 for each feature f; the rest returned
@@ -76,7 +77,7 @@ import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from utf8fuzz.outcome import TEXT_VIEWS, VIEWS, Outcome, Token
+from utf8fuzz.outcome import TEXT_VIEWS, VIEWS, Outcome, Token, pack_tokens
 from utf8fuzz.policies import POLICIES, decode_tokens
 from utf8fuzz.profiles._pairs import pair_value
 from utf8fuzz.profiles.table import Profile, Row
@@ -258,6 +259,13 @@ class PyWalk:
                 cells[c] += 1
         return missing or None
 
+    @property
+    def packed(self) -> bytes:
+        c = self._cache
+        if "packed" not in c:
+            c["packed"] = pack_tokens(self.tokens)
+        return c["packed"]  # type: ignore[no-any-return]
+
     def view(self, name: str) -> Any:
         if name not in VIEWS:
             raise ValueError(f"unknown view {name!r}; views are {', '.join(VIEWS)}")
@@ -357,41 +365,56 @@ def is_compiled(w: Callable[[bytes], Walk]) -> bool:
 
 # -- the differ's screening loop -----------------------------------------------------
 
-Screen = tuple[Callable[[bytes], Any] | None, int, frozenset[str]]
+Screen = tuple[Callable[[bytes], Any] | None, int, frozenset[str], tuple[str, ...] | None]
+Screened = tuple[list[Any], list[int], list[Any]]
 
 
 def agrees(walk: Walk, seen: dict[str, Any], views: frozenset[str]) -> bool:
     """A screen's views equal the walk's at every view in ``views``, and at least
     one was compared (an empty screen proves nothing). A text view given as a
     ``str`` is compared with the walk's :meth:`~Walk.text`: one string comparison
-    instead of a tuple of ints built and compared."""
+    instead of a tuple of ints built and compared; tokens given packed (bytes)
+    with the walk's packed tokens - and equal tokens end it: every other view of an
+    outcome with tokens is made from them."""
     compared = False
     for v, val in seen.items():
         if v in views:
-            if val != (walk.text(v) if type(val) is str and v in TEXT_VIEWS else walk.view(v)):
+            packed = type(val) is bytes and v == "tokens"
+            if type(val) is str and v in TEXT_VIEWS:
+                mine = walk.text(v)
+            elif packed:
+                mine = walk.packed
+            else:
+                mine = walk.view(v)
+            if val != mine:
                 return False
+            if packed:
+                return True
             compared = True
     return compared
 
 
-def py_screen(data: bytes, walks: tuple[Walk, ...],
-              plan: tuple[Screen, ...]) -> tuple[list[Any], list[int]]:
+def py_screen(data: bytes, walks: tuple[Walk, ...], plan: tuple[Screen, ...]) -> Screened:
     """:meth:`utf8fuzz.engine.differ.Differ.run_many`'s screening loop, for one
-    input: call each
-    ``(screen, walk index, views)`` of ``plan`` on ``data`` and compare what it saw
-    with ``walks[index]`` (:func:`agrees`). Returns ``(seens, misses)``: what each
-    screen returned (None when it raised an :class:`Exception`: the differ then
-    decodes in full, which turns a real failure into a crash outcome), and the
-    indices of the entries that did not agree - no screen, no dict, or a
-    difference - in order.
+    input: call each ``(screen, walk index, views, order)`` of ``plan`` on ``data``
+    and compare what it saw with ``walks[index]`` (:func:`agrees`). Returns
+    ``(seens, misses, found)``: what each screen returned (None when it raised an
+    :class:`Exception`: the differ then decodes in full, which turns a real failure
+    into a crash outcome); the indices of the entries that did not agree - no
+    screen, no dict, or a difference - in order; and for each miss, None (the
+    differ judges it).
 
     The fuzz loop runs this for some twenty decoders on every input, and the loop
     with its comparisons cost more than most screens' library calls: the same loop
     is C (``_walk.screen_many``, over a batch of inputs) when the extension is
-    built, held equal to this one by ``tests/profiles/test_walk.py``."""
+    built, held equal to this one by ``tests/profiles/test_walk.py``. The C also
+    judges the common misses of complete screens (an entry with an ``order``)
+    itself: ``found`` then holds what ``_walk.judge`` names - what the differ's
+    own judging would (``tests/engine/test_judge.py``) - where this oracle leaves
+    every miss to the differ."""
     seens: list[Any] = []
     misses: list[int] = []
-    for k, (sc, w, views) in enumerate(plan):
+    for k, (sc, w, views, _) in enumerate(plan):
         seen = None
         if sc is not None:
             try:
@@ -401,11 +424,11 @@ def py_screen(data: bytes, walks: tuple[Walk, ...],
         seens.append(seen)
         if type(seen) is not dict or not agrees(walks[w], seen, views):
             misses.append(k)
-    return seens, misses
+    return seens, misses, [None] * len(misses)
 
 
 def py_screen_many(inputs: tuple[bytes, ...], walks: tuple[tuple[Walk, ...], ...],
-                   plans: tuple[tuple[Screen, ...], ...]) -> list[tuple[list[Any], list[int]]]:
+                   plans: tuple[tuple[Screen, ...], ...]) -> list[Screened]:
     """:func:`py_screen` of each input with its walks and plan: what the C
     ``_walk.screen_many`` returns. The C calls the screens decoder-major (every
     input's screen of one decoder, then the next decoder's), which is faster
@@ -419,6 +442,5 @@ def py_screen_many(inputs: tuple[bytes, ...], walks: tuple[tuple[Walk, ...], ...
 
 
 screen_many: Callable[[tuple[bytes, ...], tuple[tuple[Walk, ...], ...],
-                       tuple[tuple[Screen, ...], ...]],
-                      list[tuple[list[Any], list[int]]]] = (
+                       tuple[tuple[Screen, ...], ...]], list[Screened]] = (
     _walk.screen_many if _walk is not None else py_screen_many)

@@ -1,0 +1,172 @@
+"""``_walk.judge``: the differ's judging of a complete screen, in C, for the misses
+the fuzz loop meets on nearly every input (a span that differs; an ignore mode that
+substitutes). Whatever it names must be exactly what the differ's own Python
+(``_Ref.compare_views``) names; where it declines (NotImplemented) the Python
+judges. And a differ judging in C reports what a differ judging in Python reports.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from utf8fuzz import decoders
+from utf8fuzz import strategies as u8
+from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.decoders.reference import Reference
+from utf8fuzz.engine import differ as differ_mod
+from utf8fuzz.engine.differ import Differ, _Ref
+from utf8fuzz.outcome import TEXT_VIEWS, VIEWS, Token, pack_tokens
+from utf8fuzz.policies import POLICIES
+from utf8fuzz.profiles import REGISTRY
+from utf8fuzz.profiles import walk as walk_mod
+from utf8fuzz.profiles.walk import walker
+
+C = walk_mod._walk
+pytestmark = pytest.mark.skipif(C is None, reason=walk_mod.IMPORT_ERROR or "_walk not built")
+
+SEEDS = Path(__file__).resolve().parents[2] / "corpus" / "seeds"
+KEYS = [(p, pol) for p in sorted(REGISTRY) for pol in POLICIES]
+ORDERS = [VIEWS, ("strict", "spans", "reason"), ("replace", "ignore", "escape"),
+          ("reason",), ("spans", "reason", "ignore"), ("strict", "reason", "replace")]
+
+
+def screens_for(data: bytes, w: Any) -> list[dict[str, Any]]:
+    """Screens a complete decoder could give on ``data``: the reference's own views,
+    and each kind of difference the fuzz loop meets (and some it does not)."""
+    own: dict[str, Any] = {v: w.view(v) for v in ("strict", "spans", "reason")}
+    for v in TEXT_VIEWS:
+        t = w.text(v)
+        own[v] = t if t is not None else w.view(v)
+    strict, spans = own["strict"], own["spans"]
+    latin1 = data.decode("latin-1")
+    out: list[dict[str, Any]] = [
+        own,
+        {},
+        # accepts everything: ill-formed bytes passed through (the C mutf8)
+        {"strict": None, "spans": (), "replace": latin1, "ignore": latin1, "escape": latin1},
+        {"strict": None},
+        {"strict": (0, 1)},
+        {"strict": (len(data), len(data) + 1), "reason": "illegal"},
+        {**own, "ignore": w.text("replace") or ""},  # substitutes where errors are dropped
+        {"ignore": w.text("replace") or ""},
+        {**own, "ignore": latin1},
+        {**own, "reason": "truncated" if own["reason"] != "truncated" else "illegal"},
+        {"reason": None},
+        {**own, "replace": w.view("replace")},  # a text view as a tuple: declined
+        {"strict": (True, 2)},  # not an int: declined
+        {"strict": [0, 1]},
+        {"spans": [(0, 1)]},
+    ]
+    if strict is not None:
+        a, b = strict
+        out += [{**own, "strict": s} for s in ((a, b + 1), (a + 1, b), (a - 1, b), None)]
+        out += [{"strict": (a, b - 1)}, {"strict": (a + 1, b + 1), "reason": own["reason"]}]
+    if spans:
+        out += [{**own, "spans": s} for s in (spans[1:], spans[:-1], (*spans, (99, 100)),
+                                              ((spans[0][0], spans[0][1] + 1), *spans[1:]))]
+        out.append({"spans": ((spans[0][0],),)})  # not a pair: declined
+    # tokens, packed as a complete screen (ICU's) gives them
+    toks = w.tokens
+    out += [{"tokens": w.packed}, {**own, "tokens": w.packed}, {"tokens": toks},
+            {"tokens": b"\0" * 7}, {"tokens": pack_tokens(toks[:-1])}]
+    for i in {0, len(toks) - 1} if toks else ():
+        t = toks[i]
+        if t.kind == "char":
+            changed = [t._replace(value=t.value ^ 1),
+                       Token("error", None, t.start, t.end, "illegal")]
+        else:
+            changed = [Token("char", 0x41, t.start, t.end),
+                       t._replace(reason="truncated" if t.reason != "truncated" else "illegal"),
+                       t._replace(end=t.end + 1)]
+        out += [{"tokens": pack_tokens((*toks[:i], c, *toks[i + 1:]))} for c in changed]
+    return out
+
+
+def check(data: bytes, key: tuple[str, str], seen: dict[str, Any],
+          order: tuple[str, ...]) -> Any:
+    w = walker(REGISTRY[key[0]], key[1])(data)
+    got = C.judge(w, seen, order)
+    if got is not NotImplemented:
+        want = _Ref(data, w, Reference(*key)).compare_views(seen, order)
+        assert got == want, (data.hex(" "), key, seen, order)
+    return got
+
+
+@given(st.one_of(u8.inputs(), st.binary(max_size=24)), st.sampled_from(KEYS),
+       st.sampled_from(ORDERS), st.data())
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_judge_names_what_compare_views_names(data: bytes, key: tuple[str, str],
+                                              order: tuple[str, ...], draw: Any) -> None:
+    w = walker(REGISTRY[key[0]], key[1])(data)
+    seen = draw.draw(st.sampled_from(screens_for(data, w)))
+    check(data, key, seen, order)
+
+
+def test_judge_names_the_loops_common_misses_itself() -> None:
+    """The cases it exists for are judged in C, not declined."""
+    key = ("unicode", "maximal-subpart")
+    w = walker(REGISTRY["unicode"])(b"A\xc0\x80B")
+    cases = [
+        # the C mutf8 passes C0 80 through: no error where the reference has two
+        ("accepts-ill-formed", {"strict": None, "spans": (), "replace": "A\xc0\x80B",
+                                "ignore": "A\xc0\x80B", "escape": "A\xc0\x80B"}),
+        # iconv stops one byte late
+        ("different-error-offset", {"strict": (1, 3), "reason": "illegal"}),
+        # PyICU's ignore mode substitutes
+        ("different-replacement", {"ignore": w.text("replace")}),
+        # a converter that calls C0 80 one character (tokens packed, as ICU's screen)
+        ("accepts-ill-formed", {"tokens": pack_tokens((
+            Token("char", 0x41, 0, 1), Token("char", 0, 1, 3), Token("char", 0x42, 3, 4)))}),
+    ]
+    for klass, seen in cases:
+        got = check(b"A\xc0\x80B", key, seen, VIEWS)
+        assert got is not NotImplemented and got[0] == klass and got[1] == 1, (klass, got)
+    assert check(b"A\xc0\x80B", key, {"strict": (1, 2), "reason": "illegal"}, VIEWS) is None
+
+
+def test_judge_declines_what_it_does_not_know() -> None:
+    w = walker(REGISTRY["unicode"])(b"A\xff")
+    assert C.judge(w, {"replace": "A?"}, VIEWS) is NotImplemented  # replace: Python's
+    assert C.judge(w, {"nope": 1}, ("nope",)) is NotImplemented
+    pw = walk_mod.PyWalk(b"A\xff", REGISTRY["unicode"], "maximal-subpart")
+    assert C.judge(pw, {"strict": None}, VIEWS) is NotImplemented  # only C walks
+    with pytest.raises(TypeError):
+        C.judge(w, [], VIEWS)
+
+
+COMPLETE = [d for d in decoders.available()
+            if d.screen_complete and type(d).screen is not Decoder.screen and not d.batched]
+
+
+@pytest.mark.skipif(not COMPLETE, reason="no decoder with a complete screen here")
+@given(st.one_of(u8.inputs(), st.binary(max_size=24)))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_judge_of_real_screens(data: bytes) -> None:
+    for d in COMPLETE:
+        if d.profile not in REGISTRY:
+            continue
+        seen = d.screen(data)
+        if type(seen) is dict:
+            check(data, (d.profile, d.policy), seen, VIEWS)
+
+
+def _inputs() -> list[bytes]:
+    return sorted(p.read_bytes() for p in SEEDS.iterdir() if p.is_file())
+
+
+@pytest.mark.parametrize("full_every", [1, 4])
+def test_a_differ_judging_in_c_reports_what_one_judging_in_python_does(
+        monkeypatch: pytest.MonkeyPatch, full_every: int) -> None:
+    decs = [d for d in decoders.available() if not d.batched and not d.name.startswith("ref:")]
+    inputs = _inputs() * 2
+    c_side = Differ(decs, full_every=full_every).run_many(inputs)
+    monkeypatch.setattr(differ_mod, "screen_many", walk_mod.py_screen_many)
+    py_side = Differ(decs, full_every=full_every).run_many(inputs)
+    assert [r.signatures for r in c_side] == [r.signatures for r in py_side]
+    assert [r.divergences for r in c_side] == [r.divergences for r in py_side]
+    assert any(r.divergences for r in c_side)
