@@ -262,3 +262,38 @@ def test_a_complete_screen_is_judged_as_it_is_and_never_sampled_in_full():
     assert second.outcomes[d.name].view("replace") == full.outcomes[d.name].view("replace")
     differ.run(b"A\xc0\x80", full=True)  # forced: a full decode, as the minimizer needs
     assert d.decodes == 1
+
+
+class StrictOnlyWrongText(Decoder):
+    """Planted: a strict-style decoder (it declares only ``strict``, as iconv and
+    mutf8 do) whose text on input it accepts has 'A' as 'B'. Its complete screen
+    gives that text, as its full outcome does."""
+
+    name = "planted:strict-only-wrong-text"
+    shows = frozenset({"strict"})
+    screen_complete = True
+
+    def run(self, data: bytes) -> Outcome:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return Outcome.partial(len(data), strict=(e.start, e.end))
+        cps = tuple(0x42 if c == "A" else ord(c) for c in text)
+        return Outcome.partial(len(data), strict=None, spans=(), replace=cps, ignore=cps,
+                               escape=cps)
+
+    def screen(self, data: bytes) -> dict[str, Any] | None:
+        out = self.run(data)
+        return {v: out.view(v) for v in out.shows}
+
+
+def test_a_complete_screen_is_compared_at_every_view_it_gives():
+    """Not only at the views its decoder declares: the text a strict decoder gives on
+    valid input is compared on screened inputs too (it once was not)."""
+    d = StrictOnlyWrongText()
+    differ = Differ([d], full_every=1000)
+    differ.run(b"xAy")  # the first input is sampled in full
+    screened = differ.run(b"xAy")
+    assert not screened.full
+    assert screened.signatures == {"unicode/different-code-point/ascii/" + d.name}
+    assert screened.signatures == Differ([d]).run(b"xAy", full=True).signatures
