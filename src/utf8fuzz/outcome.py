@@ -154,7 +154,7 @@ class Outcome:
         toks = tuple(tokens)
         if check:
             _check_tiling(toks, length)
-        return cls(length=length, tokens_=toks, provenance=dict(provenance or {}), data=data)
+        return cls._make(length, "ok", toks, {}, None, dict(provenance or {}), data)
 
     @classmethod
     def partial(
@@ -183,14 +183,27 @@ class Outcome:
                 norm[name] = None if v is None else (int(v[0]), int(v[1]))
             else:
                 norm[name] = v
-        return cls(length=length, views=norm, provenance=dict(provenance or {}))
+        return cls._make(length, "ok", None, norm, None, dict(provenance or {}), None)
 
     @classmethod
     def failure(
         cls, length: int, status: Literal["crash", "timeout"], detail: str,
         provenance: dict[str, str] | None = None,
     ) -> Outcome:
-        return cls(length=length, status=status, detail=detail, provenance=dict(provenance or {}))
+        return cls._make(length, status, None, {}, detail, dict(provenance or {}), None)
+
+    @classmethod
+    def _make(cls, length: int, status: Status, tokens_: tuple[Token, ...] | None,
+              views: dict[str, Any], detail: str | None, provenance: dict[str, str],
+              data: bytes | None) -> Outcome:
+        """``cls(...)`` with every field given, without the frozen dataclass's
+        ``__init__`` (an ``object.__setattr__`` per field): the fuzz loop makes
+        outcomes by the thousand a second, and that was most of their cost. The
+        fields are the dataclass's, checked by tests/outcome/test_outcome.py."""
+        o = object.__new__(cls)
+        o.__dict__.update(length=length, status=status, tokens_=tokens_, views=views,
+                          detail=detail, provenance=provenance, data=data)
+        return o
 
     # -- what it can show ------------------------------------------------------
 

@@ -7,6 +7,7 @@ from decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from utf8fuzz import strategies as u8
 from utf8fuzz.decoders import pyicu
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.reference import reference
@@ -97,7 +98,7 @@ def unmemoized_span(data: bytes) -> tuple[int, int]:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.binary(max_size=24))
+@given(st.one_of(st.binary(max_size=24), u8.inputs()))  # inputs(): ASCII runs, stepped over
 def test_memoized_searches_give_the_unmemoized_span(data):
     d = pyicu.PyIcu(__import__("icu"), None)
     if _accepts(data):

@@ -80,3 +80,20 @@ def test_packed_tokens_layout_and_what_is_not_a_packing() -> None:
         unpack_tokens(b"\0" * 31)
     with pytest.raises(ValueError):
         unpack_tokens(array("q", [3, 0, 1, -1]).tobytes())  # no such kind
+
+
+def test_the_constructors_make_what_the_dataclass_makes() -> None:
+    """Outcome._make skips the frozen dataclass's __init__: the same fields, equal,
+    and still frozen."""
+    import dataclasses
+
+    toks = (Token("char", 0x41, 0, 1), Token("error", None, 1, 2, "illegal"))
+    made = [Outcome.from_tokens(toks, 2, {"x": "1"}, data=b"A\xff"),
+            Outcome.partial(2, strict=(1, 2), replace="A\ufffd"),
+            Outcome.failure(2, "crash", "ValueError: no", {"x": "1"})]
+    for o in made:
+        fields = {f.name: getattr(o, f.name) for f in dataclasses.fields(Outcome)}
+        assert set(vars(o)) == set(fields)
+        assert o == Outcome(**fields) and repr(o) == repr(Outcome(**fields))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            o.length = 3  # type: ignore[misc]

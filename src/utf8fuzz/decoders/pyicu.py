@@ -32,6 +32,8 @@ it one U+FFFD; and the searches' answer for each 4-byte window they look at. PyI
 keeps no state between calls, so a verdict is a function of the piece alone, and
 the searches stay exactly as described, mostly as cache look-ups
 (``functools.lru_cache``; a fuzz loop meets the same short pieces again and again).
+A byte PyICU accepts on its own is a step of one wherever it is, so the start's
+search steps over a run of such bytes (ASCII, mostly) with one regex search.
 
 The screen (the fuzz loop's cheap tier) is one ``UnicodeString`` call: a mode's
 text as the ``str`` PyICU gives; in strict mode "no error" when PyICU accepts the
@@ -73,6 +75,8 @@ class PyIcu(Decoder):
         # the last input and what the library call gave for it: its text, or the
         # ValueError's message (strict) - the screen's call, reused by run()
         self._last: tuple[bytes, str | None, str | None] | None = None
+        # finds the next byte that PyICU does not accept on its own (see error_start)
+        self._not_alone: re.Pattern[bytes] | None = None
 
     def versions(self) -> dict[str, str]:
         icu = self.icu
@@ -151,12 +155,26 @@ class PyIcu(Decoder):
     def error_start(self, data: bytes) -> int:
         k, n = 0, len(data)
         step = self._step
+        not_alone = self._not_alone or self._make_not_alone()
         while k < n:
+            # A byte PyICU accepts on its own is a step of one (the shortest accepted
+            # prefix of any window it starts): a run of them, ASCII mostly, is
+            # stepped over by one regex search instead of a look-up each.
+            m = not_alone.search(data, k)
+            if m is None:
+                break
+            k = m.start()
             t = step(data[k : k + 4])
             if not t:
                 return k
             k += t
         raise ValueError("PyICU rejected the input but accepts every sequence of it")
+
+    def _make_not_alone(self) -> re.Pattern[bytes]:
+        alone = [b for b in range(256) if self._accepts(bytes([b]))]
+        self._not_alone = re.compile(
+            b"[^" + b"".join(b"\\x%02x" % b for b in alone) + b"]" if alone else b"[\\x00-\\xff]")
+        return self._not_alone
 
     def error_end(self, data: bytes, start: int) -> int:
         return start + self._error_length(data[start : start + 4])

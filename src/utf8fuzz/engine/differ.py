@@ -131,13 +131,14 @@ class Result:
     its coverage features and views, without building an outcome.
     """
 
-    __slots__ = ("_diffs", "_divergences", "_group", "_lazy", "_outcomes", "data", "full",
-                 "references", "walks")
+    __slots__ = ("_diffs", "_divergences", "_group", "_lazy", "_outcomes", "_walks", "data",
+                 "full", "references")
 
     def __init__(self, data: bytes, outcomes: dict[str, Outcome],
                  references: Mapping[tuple[str, str], str],
                  divergences: list[Divergence] | None = None, *, full: bool = True,
-                 walks: dict[tuple[str, str], Any] | None = None,
+                 walks: dict[tuple[str, str], Any]
+                 | tuple[tuple[tuple[str, str], ...], tuple[Any, ...]] | None = None,
                  screened: Iterable[tuple[Decoder, dict[str, Any]]] = (),
                  oracles: dict[tuple[str, str], Reference] | None = None) -> None:
         self.data = data
@@ -150,12 +151,21 @@ class Result:
         #: False when screens were used: a decoder that agreed at its screened views has
         #: a partial outcome here, and its other views were not compared on this input.
         self.full = full
-        self.walks = walks if walks is not None else {}
+        # a dict, or (keys, walks) made a dict when asked (most results never are)
+        self._walks = walks if walks is not None else {}
         # what outcomes are built from: the references' walks (each walked by the
         # reference of its key in oracles) and the screens that agreed
         self._lazy: tuple[dict[tuple[str, str], Reference],
                           Iterable[tuple[Decoder, dict[str, Any]]]] | None = (
             oracles or {}, screened)
+
+    @property
+    def walks(self) -> dict[tuple[str, str], Any]:
+        """Each reference's walk of the input, by (profile, policy)."""
+        w = self._walks
+        if type(w) is tuple:
+            w = self._walks = dict(zip(*w, strict=True))
+        return w
 
     @property
     def outcomes(self) -> dict[str, Outcome]:
@@ -345,18 +355,27 @@ class Differ:
         outcomes: list[dict[str, Outcome]] = [{} for _ in inputs]
         diffs: list[list[Difference]] = [[] for _ in inputs]
         refs: list[dict[int, _Ref]] = [{} for _ in inputs]
+        # each anchor's feature, once per input and reference (several decoders
+        # usually differ at the same token)
+        features: dict[tuple[int, int, int], tuple[str, int]] = {}
         for i in sorted(missed):
             for j, found in missed[i]:
                 data = inputs[j]
                 d, k, _, _, _ = plans[j][0].entries[i]
+                if found is not None:
+                    # a complete screen, judged in C (_walk.judge) as _judge would
+                    klass, idx, view, detail = found
+                    feat = features.get((j, k, idx))
+                    if feat is None:
+                        feat = features[j, k, idx] = _feature(data, walks[j][k], idx,
+                                                              self._oracles[k])
+                    diffs[j].append(Difference(d.name, d.profile, klass, *feat, view, detail))
+                    continue
                 ref = refs[j].get(k)
                 if ref is None:
                     ref = refs[j][k] = _Ref(data, walks[j][k], self._oracles[k])
                 seen = screened[j][0][i]
-                if found is not None:
-                    # a complete screen, judged in C (_walk.judge) as _judge would
-                    diff = self._difference(d, ref, found)
-                elif type(seen) is dict and d.screen_complete:
+                if type(seen) is dict and d.screen_complete:
                     # the screen is its whole outcome: judge that (its partial
                     # outcome is made if Result.outcomes is asked for)
                     diff = self._judge(d, ref, seen)
@@ -371,7 +390,7 @@ class Differ:
         for j, data in enumerate(inputs):
             plan, is_full = plans[j]
             result = Result(data, outcomes[j], self._names, full=is_full,
-                            walks=dict(zip(self._keys, walks[j], strict=True)),
+                            walks=(self._keys, walks[j]),
                             screened=_Agreed(plan.entries, screened[j][0]),
                             oracles=self.references)
             if diffs[j]:
@@ -445,8 +464,7 @@ class Differ:
         """The difference ``found`` (class, anchor token, view, detail), named by
         the anchor's spec feature."""
         klass, idx, view, detail = found
-        feat, start = ref.feature(idx)
-        return Difference(d.name, d.profile, klass, feat, start, view, detail)
+        return Difference(d.name, d.profile, klass, *ref.feature(idx), view, detail)
 
     def signatures(self, data: bytes) -> frozenset[str]:
         """The signatures of ``data`` from full outcomes (the minimizer's predicate:
@@ -486,6 +504,9 @@ class _Grouper:
     def __init__(self, names: Mapping[tuple[str, str], str], policy: dict[str, str]) -> None:
         self.names, self.policy = names, policy
         self.known: dict[tuple[tuple[str, str, str, str], tuple[str, ...]], Signature] = {}
+        # the signatures of each combination of differences met (known bugs make the
+        # same few on nearly every input)
+        self._sets: dict[tuple[tuple[str, str, str, str], ...], list[Signature]] = {}
 
     def _groups(self, diffs: list[Difference]) -> dict[tuple[str, str, str, str],
                                                        list[Difference]]:
@@ -512,7 +533,16 @@ class _Grouper:
         return sig
 
     def signatures(self, diffs: list[Difference]) -> list[Signature]:
-        return [self._signature(k, m) for k, m in self._groups(diffs).items()]
+        """The signatures of ``diffs`` (a list shared by every caller: not to be
+        changed)."""
+        key = tuple([(x.decoder, x.profile, x.klass, x.feature) for x in diffs])
+        got = self._sets.get(key)
+        if got is None:
+            if len(self._sets) > 1 << 14:  # bounded, as known
+                self._sets.clear()
+            got = self._sets[key] = [self._signature(k, m)
+                                     for k, m in self._groups(diffs).items()]
+        return got
 
     def divergences(self, diffs: list[Difference]) -> list[Divergence]:
         groups = self._groups(diffs)
@@ -555,6 +585,13 @@ class _Agreed:
         for (d, *_), seen in zip(self.entries, self.seens, strict=True):
             if type(seen) is dict:
                 yield d, seen
+
+
+def _feature(data: bytes, walk: Any, idx: int, reference: Reference) -> tuple[str, int]:
+    """The spec feature of the walk's token ``idx`` and where it starts (0 when
+    there is no such token: the empty input)."""
+    tok = walk.token(idx)
+    return feature_of(data, tok, reference._profile), tok.start if tok else 0
 
 
 def _decoder_of(x: Difference) -> str:
@@ -648,9 +685,7 @@ class _Ref:
         usually differ at the same token."""
         got = self._features.get(idx)
         if got is None:
-            tok = self.walk.token(idx)
-            got = self._features[idx] = (feature_of(self.data, tok, self.reference._profile),
-                                         tok.start if tok else 0)
+            got = self._features[idx] = _feature(self.data, self.walk, idx, self.reference)
         return got
 
     def token_at(self, offset: int) -> int:
