@@ -75,4 +75,4 @@ asan-test: setup
 	  LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" PYTHONPATH=$(ASAN) \
 	  $(PY) -m pytest -q -p no:cacheprovider tests/fast tests/decoders/test_icu.py tests/decoders/test_iconv.py \
 	  tests/decoders/test_native_out_of_memory.py \
-	  tests/profiles/test_walk.py
+	  tests/profiles/test_walk.py tests/engine/test_judge.py

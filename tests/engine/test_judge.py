@@ -7,6 +7,7 @@ judges. And a differ judging in C reports what a differ judging in Python report
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -139,8 +140,13 @@ def test_judge_declines_what_it_does_not_know() -> None:
         C.judge(w, [], VIEWS)
 
 
-COMPLETE = [d for d in decoders.available()
-            if d.screen_complete and type(d).screen is not Decoder.screen and not d.batched]
+# Under make asan-test (libasan preloaded into a python that links no libstdc++),
+# ASan's __cxa_throw interceptor finds nothing to call and aborts the first C++
+# exception PyICU throws: PyICU is left out there. The C judged is the same.
+SANITIZED = bool(os.environ.get("UTF8FUZZ_EXPECT_SANITIZED"))
+IN_PROCESS = [d for d in decoders.available() if not d.batched and not d.name.startswith("ref:")
+              and not (SANITIZED and d.name.startswith("pyicu"))]
+COMPLETE = [d for d in IN_PROCESS if d.screen_complete and type(d).screen is not Decoder.screen]
 
 
 @pytest.mark.skipif(not COMPLETE, reason="no decoder with a complete screen here")
@@ -162,7 +168,7 @@ def _inputs() -> list[bytes]:
 @pytest.mark.parametrize("full_every", [1, 4])
 def test_a_differ_judging_in_c_reports_what_one_judging_in_python_does(
         monkeypatch: pytest.MonkeyPatch, full_every: int) -> None:
-    decs = [d for d in decoders.available() if not d.batched and not d.name.startswith("ref:")]
+    decs = IN_PROCESS
     inputs = _inputs() * 2
     c_side = Differ(decs, full_every=full_every).run_many(inputs)
     monkeypatch.setattr(differ_mod, "screen_many", walk_mod.py_screen_many)

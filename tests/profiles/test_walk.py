@@ -612,7 +612,7 @@ def test_the_c_walk_when_memory_runs_out(name: str) -> None:
     failed = nomemory.check_every_allocation(lambda: partial(w, data), f"{name}: walk",
                                              key=lambda r: (r.tokens, r.first_error))
     calls: list[tuple[str, Any]] = []
-    for attr in ("tokens", "features"):
+    for attr in ("tokens", "features", "packed"):
         calls.append((attr, lambda attr=attr: partial(getattr, w(data), attr)))
     for v in VIEWS:
         calls.append((f"view {v}", lambda v=v: partial(w(data).view, v)))
@@ -621,9 +621,18 @@ def test_the_c_walk_when_memory_runs_out(name: str) -> None:
     calls.append(("token", lambda: partial(w(data).token, 3)))
     views = frozenset({"strict", "replace", "spans"})
     seen = {"strict": None, "replace": "A"}
-    plan = ((None, 0, views), (seen.copy, 0, views))
+    # the second and third screens differ, and are judged (an order): _walk.judge.
+    # A screen is a C callable (dict.get): a Python frame would allocate too.
+    spans = {"spans": ((1, 2),), "strict": (1, 2)}
+    plan = ((None, 0, views, None), ({data: seen, data[:5]: seen}.get, 0, views, VIEWS),
+            ({data: spans, data[:5]: spans}.get, 0, views, VIEWS))
     calls.append(("screen_many", lambda: partial(
         walk.screen_many, (data, data[:5]), ((w(data),), (w(data[:5]),)), (plan, plan))))
+    other = walker(REGISTRY["rfc2279"])(data)  # other tokens, packed
+    for seen_ in ({"tokens": other.packed}, {"ignore": w(data).text("replace") or ""},
+                  {"spans": ((1, 3),)}, {"strict": (0, 1)}):
+        calls.append((f"judge {sorted(seen_)}", lambda seen_=seen_: partial(
+            walk._walk.judge, w(data), seen_, VIEWS)))
     failed += sum(nomemory.check_every_allocation(make, f"{name}: {what}")
                   for what, make in calls)
     assert failed > len(calls)  # failures were met, not run past
