@@ -230,11 +230,8 @@ class Outcome:
             if name not in self.views:
                 raise ViewUnavailable(f"this decoder does not show {name!r}")
             v = self.views[name]
-            # A screen may record a text view as the str it got, and its tokens
-            # packed (see Decoder.screen).
-            if type(v) is str and name in TEXT_VIEWS:
-                return tuple(map(ord, v))
-            return unpack_tokens(v) if type(v) is bytes and name == "tokens" else v
+            # A screen may record a text view as the str it got (see Decoder.screen).
+            return tuple(map(ord, v)) if type(v) is str and name in TEXT_VIEWS else v
         toks = self.tokens_
         errors = [t for t in toks if t.kind != "char"]
         if name == "tokens":

@@ -211,9 +211,10 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
                 for x in [*found[n:], *unreproduced[u:]]:
                     f.write(json.dumps(x.to_json()) + "\n")
 
-    executions = [0]
+    executions = 0
 
     def test_one_input(data: bytes) -> None:
+        nonlocal executions
         if not covs:
             covs.append(TableCoverage(libfuzzer_counters()))
         cov = covs[0]
@@ -221,8 +222,8 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
         for (profile, _), walk in zip(keys, queue(data), strict=True):
             cov.feed_walk(profile, walk)
         log_new(n, u)
-        executions[0] += 1
-        if executions[0] % COLLECT_EVERY == 0:
+        executions += 1
+        if executions % COLLECT_EVERY == 0:
             collect()
 
     def last_batch() -> None:

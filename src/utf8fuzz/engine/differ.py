@@ -453,17 +453,10 @@ class Differ:
                 else ref.compare(out, self._compared))
         if diff is None:
             return None
-        klass, _, view, detail = diff
+        klass, idx, view, detail = diff
         if klass in ("crash", "timeout"):
             assert isinstance(out, Outcome)
             return Difference(d.name, d.profile, klass, failure_feature(out), 0, view, detail)
-        return self._difference(d, ref, diff)
-
-    @staticmethod
-    def _difference(d: Decoder, ref: _Ref, found: Found) -> Difference:
-        """The difference ``found`` (class, anchor token, view, detail), named by
-        the anchor's spec feature."""
-        klass, idx, view, detail = found
         return Difference(d.name, d.profile, klass, *ref.feature(idx), view, detail)
 
     def signatures(self, data: bytes) -> frozenset[str]:
@@ -561,7 +554,8 @@ class _Grouper:
 
 class _Plan(NamedTuple):
     """A plan of Differ.run: each decoder with its reference's index, screen (or
-    None) and screened views; and the (screen, index, views) triples that
+    None), screened views and judging order (complete screens only); and the
+    (screen, index, views, order) entries that
     :func:`~utf8fuzz.profiles.walk.screen_many` runs for an input."""
 
     entries: tuple[tuple[Decoder, int, Any, frozenset[str], tuple[str, ...] | None], ...]

@@ -783,16 +783,17 @@ static PyObject *make_features(Walk *r) {
     return out;
 }
 
-/* The tokens in their packed form (packed_tokens.h). */
+/* A token in its packed form (packed_tokens.h). */
+static packed_tok pack(const tok_t *t) {
+    return (packed_tok){t->kind | (int64_t)t->reason << 8, t->start, t->end,
+                        t->kind == K_CHAR ? t->value : -1};
+}
+
 static PyObject *make_packed(Walk *r) {
     PyObject *b = PyBytes_FromStringAndSize(NULL, r->ntok * (Py_ssize_t)sizeof(packed_tok));
     if (!b) return NULL;
     packed_tok *p = (packed_tok *)PyBytes_AS_STRING(b);
-    for (Py_ssize_t k = 0; k < r->ntok; k++) {
-        const tok_t *t = &r->toks[k];
-        p[k] = (packed_tok){t->kind | (int64_t)t->reason << 8, t->start, t->end,
-                            t->kind == K_CHAR ? t->value : -1};
-    }
+    for (Py_ssize_t k = 0; k < r->ntok; k++) p[k] = pack(&r->toks[k]);
     return b;
 }
 
@@ -940,6 +941,16 @@ fail:
 /* token_index(offset): max(0, bisect_right([t.start for t in tokens], offset) - 1),
  * the token holding a byte offset (the last one past the end; 0 when there are
  * none), by binary search on the starts. */
+static Py_ssize_t token_at(const Walk *r, long long off) {
+    Py_ssize_t lo = 0, hi = r->ntok; /* count the starts <= off */
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if ((long long)r->toks[mid].start <= off) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 ? lo - 1 : 0;
+}
+
 static PyObject *walk_token_index(Walk *r, PyObject *arg) {
     PyObject *o = PyNumber_Index(arg);
     if (!o) return NULL;
@@ -948,13 +959,7 @@ static PyObject *walk_token_index(Walk *r, PyObject *arg) {
     Py_DECREF(o);
     if (off == -1 && PyErr_Occurred()) return NULL;
     if (overflow) off = overflow > 0 ? LLONG_MAX : LLONG_MIN; /* past every start, or before */
-    Py_ssize_t lo = 0, hi = r->ntok; /* count the starts <= off */
-    while (lo < hi) {
-        Py_ssize_t mid = lo + (hi - lo) / 2;
-        if ((long long)r->toks[mid].start <= off) lo = mid + 1;
-        else hi = mid;
-    }
-    return PyLong_FromSsize_t(lo > 0 ? lo - 1 : 0);
+    return PyLong_FromSsize_t(token_at(r, off));
 }
 
 /* One view of any walk (the C one's cache, or a PyWalk's method): text(view) when
@@ -1018,17 +1023,6 @@ static PyObject *found(PyObject *klass, Py_ssize_t token, PyObject *view, PyObje
     Py_XDECREF(t);
     Py_DECREF(detail);
     return res;
-}
-
-/* The index of the token holding byte offset off: walk.token_index. */
-static Py_ssize_t token_at(const Walk *r, long long off) {
-    Py_ssize_t lo = 0, hi = r->ntok; /* count the starts <= off */
-    while (lo < hi) {
-        Py_ssize_t mid = lo + (hi - lo) / 2;
-        if ((long long)r->toks[mid].start <= off) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo > 0 ? lo - 1 : 0;
 }
 
 /* An exact int that fits a long long; 0 if x is anything else (the differ's own
@@ -1146,9 +1140,7 @@ static PyObject *tokens_differ(Walk *r, PyObject *theirs) {
             Py_RETURN_NOTIMPLEMENTED;
     }
     for (Py_ssize_t i = 0; i < r->ntok && i < nd; i++) {
-        const tok_t *t = &r->toks[i];
-        packed_tok mine = {t->kind | (int64_t)t->reason << 8, t->start, t->end,
-                           t->kind == K_CHAR ? t->value : -1};
+        packed_tok mine = pack(&r->toks[i]);
         const packed_tok *x = &d[i];
         if (!memcmp(&mine, x, sizeof mine)) continue;
         int rk = (int)(mine.kind_reason & 0xFF), dk = (int)(x->kind_reason & 0xFF);
@@ -1160,8 +1152,8 @@ static PyObject *tokens_differ(Walk *r, PyObject *theirs) {
         char a[96], b[96];
         tok_text(a, sizeof a, &mine);
         tok_text(b, sizeof b, x);
-        PyObject *detail = PyUnicode_FromFormat("at byte %zd: reference %s, decoder %s",
-                                                t->start, a, b);
+        PyObject *detail = PyUnicode_FromFormat("at byte %lld: reference %s, decoder %s",
+                                                (long long)mine.start, a, b);
         if (!detail) return NULL;
         return found(klass, i, S_TOKENS, detail);
     }
@@ -1174,7 +1166,8 @@ static PyObject *tokens_differ(Walk *r, PyObject *theirs) {
 /* judge(walk, seen, order): _Ref.compare_views(seen, order) for a complete screen
  * `seen` (a dict of views) against a C walk, in the cases the fuzz loop meets on
  * nearly every input: the first differing view is strict or spans (iconv, mutf8:
- * a span somewhere else), or ignore where the decoder substituted (PyICU). Returns
+ * a span somewhere else), ignore where the decoder substituted (PyICU), or packed
+ * tokens (ICU's CESU-8 converters). Returns
  * (class, anchor token, view, detail) as the Python does, None when every view
  * shown agrees, or NotImplemented for anything else - the differ's Python then
  * judges it. Why in C: a handful of decoders with known bugs differ on most fuzz
