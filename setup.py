@@ -12,7 +12,8 @@ ext_modules: list = [
     Extension(
         "utf8fuzz.fast._fast",
         sources=[f"src/utf8fuzz/fast/{f}" for f in ("_fast.c", "scalar.c", "simd.c", "avx512.c")],
-        depends=[f"src/utf8fuzz/fast/{h}" for h in ("fast.h", "lookup.h", "k128.h")],
+        depends=[*(f"src/utf8fuzz/fast/{h}" for h in ("fast.h", "lookup.h", "k128.h")),
+                 "src/utf8fuzz/small_tuples.h"],
         extra_compile_args=CFLAGS,
     ),
     # The reference walk (src/utf8fuzz/profiles/walk.py): an interpreter of the
@@ -20,14 +21,14 @@ ext_modules: list = [
     Extension(
         "utf8fuzz.profiles._walk",
         sources=["src/utf8fuzz/profiles/_walk.c"],
-        depends=["src/utf8fuzz/profiles/packed_tokens.h"],
+        depends=["src/utf8fuzz/profiles/packed_tokens.h", "src/utf8fuzz/small_tuples.h"],
         extra_compile_args=CFLAGS,
     ),
     # The ICU and iconv adapters' per-call glue (ICU is not linked: see the file).
     Extension(
         "utf8fuzz.decoders._native",
         sources=["src/utf8fuzz/decoders/_native.c"],
-        depends=["src/utf8fuzz/profiles/packed_tokens.h"],
+        depends=["src/utf8fuzz/profiles/packed_tokens.h", "src/utf8fuzz/small_tuples.h"],
         extra_compile_args=CFLAGS,
     ),
 ]

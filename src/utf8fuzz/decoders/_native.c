@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../profiles/packed_tokens.h"
+#include "../small_tuples.h"
 
 /* ---- ICU's public C API, declared here (ucnv_err.h, ucnv.h) ------------------ */
 
@@ -276,32 +277,9 @@ static Py_ssize_t utf16_codepoints(const UChar *u, Py_ssize_t nu, const Py_ssize
     return no;
 }
 
-/* ---- small tuples ------------------------------------------------------------- */
-
-/* (a, b, x) - or (a, b) when x is NULL - as Py_BuildValue("(nnO)") makes it, without
- * parsing a format: the screens build a span per error of every fuzz input, and
- * the format parsing cost several times the tuple (measured with callgrind). */
-static PyObject *span3(Py_ssize_t a, Py_ssize_t b, PyObject *x)
-{
-    PyObject *t = PyTuple_New(x ? 3 : 2);
-    if (!t)
-        return NULL;
-    PyObject *ia = PyLong_FromSsize_t(a), *ib = ia ? PyLong_FromSsize_t(b) : NULL;
-    if (!ib) {
-        Py_XDECREF(ia);
-        Py_DECREF(t);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(t, 0, ia);
-    PyTuple_SET_ITEM(t, 1, ib);
-    if (x)
-        PyTuple_SET_ITEM(t, 2, Py_NewRef(x));
-    return t;
-}
-
 static PyObject *span(Py_ssize_t a, Py_ssize_t b)
 {
-    return span3(a, b, NULL);
+    return ssize_tuple(a, b, NULL); /* small_tuples.h */
 }
 
 /* ---- module state: Token and the interned strings ---------------------------- */
@@ -802,7 +780,7 @@ static PyObject *record_one(PyObject *exc, int raw)
     if (eq == -1 && PyErr_Occurred())
         return NULL;
     Py_ssize_t b = raw ? record_base_value : 0;
-    PyObject *ev = span3(b + start, b + end, eq == 0 ? S_truncated : S_illegal);
+    PyObject *ev = ssize_tuple(b + start, b + end, eq == 0 ? S_truncated : S_illegal);
     if (!ev)
         return NULL;
     int r = PyList_Append(recorded, ev);

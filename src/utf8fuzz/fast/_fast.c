@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "fast.h"
+#include "../small_tuples.h"
 
 /* In auto mode, inputs shorter than this take the scalar path: a 64-byte SIMD block
  * costs more than it saves. A forced path is used for every length, so that the
@@ -110,21 +111,9 @@ static void raise_changed(void) {
                     "(or the validation and the transcoding disagree)");
 }
 
-/* A (start, end) pair: what Py_BuildValue("(nn)") makes, without parsing a format
- * for each of the many spans of a fuzz input. */
+/* A (start, end) pair (small_tuples.h). */
 static PyObject *span_pair(size_t a, size_t b) {
-    PyObject *t = PyTuple_New(2);
-    if (!t) return NULL;
-    PyObject *x = PyLong_FromSsize_t((Py_ssize_t)a), *y = PyLong_FromSsize_t((Py_ssize_t)b);
-    if (!x || !y) {
-        Py_XDECREF(x);
-        Py_XDECREF(y);
-        Py_DECREF(t);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(t, 0, x);
-    PyTuple_SET_ITEM(t, 1, y);
-    return t;
+    return ssize_tuple((Py_ssize_t)a, (Py_ssize_t)b, NULL);
 }
 
 /* Appends (a, b) to list: 0, or -1 with an exception set. */

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "packed_tokens.h"
+#include "../small_tuples.h"
 
 /* A token's kind and reason, numbered as in the packed form. */
 enum { K_CHAR = PK_CHAR, K_ERROR = PK_ERROR, K_RESERVED = PK_RESERVED };
@@ -448,21 +449,7 @@ static void walk_dealloc(Walk *r) {
     PyObject_Free(r);
 }
 
-/* (a, b), as Py_BuildValue("(nn)") makes it without parsing a format (several
- * times the cost of the tuple, and the walks make one per error). */
-static PyObject *new_pair(Py_ssize_t a, Py_ssize_t b) {
-    PyObject *t = PyTuple_New(2);
-    if (!t) return NULL;
-    PyObject *x = PyLong_FromSsize_t(a), *y = x ? PyLong_FromSsize_t(b) : NULL;
-    if (!y) {
-        Py_XDECREF(x);
-        Py_DECREF(t);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(t, 0, x);
-    PyTuple_SET_ITEM(t, 1, y);
-    return t;
-}
+static PyObject *new_pair(Py_ssize_t a, Py_ssize_t b) { return ssize_tuple(a, b, NULL); }
 
 /* (start, end) of a one-byte error below offset 64, shared as the tokens are
  * (make_tokens): most spans of a fuzz input are these. */
