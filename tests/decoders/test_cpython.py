@@ -194,6 +194,18 @@ def test_incremental_screen_equals_real_incremental_decoders(data, how):
     assert {v: full.view(v) for v in seen} == _text_views(seen)
 
 
+@settings(max_examples=200, deadline=None)
+@given(utf8ish)
+def test_incremental_c_loop_equals_real_incremental_decoders(data):
+    # input_splits' cuts run the C loop (_native.incremental_decode); the same cuts
+    # under another function run real incremental decoders, in Python
+    fast, slow = cpython.Incremental(), cpython.Incremental(splits=cpython.input_splits.__call__)
+    assert fast._written_out(data) == (cpython._native is not None)
+    assert not slow._written_out(data)
+    assert fast.decode(data) == slow.decode(data)
+    assert fast.last_raw == slow.last_raw
+
+
 def test_incremental_screen_finds_the_first_error_after_a_literal_replacement_char():
     # the first call with a U+FFFD is the input's own: no error there, go on
     data = bytes.fromhex("EF BF BD 41 42 80")

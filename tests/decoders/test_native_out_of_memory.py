@@ -1,5 +1,5 @@
-"""The decoders' C glue (``decoders/_native.c``: ICU, iconv, the C tiling walk and
-CPython's incremental screen) when memory runs out: MemoryError or the same
+"""The decoders' C glue (``decoders/_native.c``: ICU, iconv, the fast path's screen,
+the C tiling walk and CPython's incremental loops) when memory runs out: MemoryError or the same
 answer, each Python allocation failing in turn (:mod:`tests.nomemory`). The
 libraries' own allocations (ICU's, glibc's) are theirs and are not failed."""
 
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from tests.nomemory import check_every_allocation, require_testcapi
 
-from utf8fuzz.decoders import iconv, icu
+from utf8fuzz.decoders import cpython, fast, iconv, icu
 from utf8fuzz.decoders.base import Decoder
 
 _native = pytest.importorskip("utf8fuzz.decoders._native",
@@ -35,6 +35,8 @@ GLUE: dict[str, tuple[Any, Callable[[Any, bytes], list[Any]]]] = {
                                   partial(_native.icu_decode, *d._args, data, d._cesu8)]),
     "iconv": (iconv, lambda d, data: [partial(_native.iconv_run, d._cd, data, d._kind, True),
                                       partial(_native.iconv_convert, d._cd, data)]),
+    # the fast path's complete screen is a partial of fast_screen already
+    "fast": (fast, lambda d, data: [partial(d.complete_screen, data)]),
 }
 
 
@@ -48,11 +50,11 @@ def test_library_glue(library: str) -> None:
     for d in decs:
         for data in INPUTS:
             for call in calls(d, data):
-                what = f"{d.name} {call.func.__name__} {data[:12].hex(' ')}"
+                what = f"{d.name} {getattr(call.func, '__name__', call.func)} {data[:12].hex(' ')}"
                 check_every_allocation(lambda call=call: call, what, limit=LIMIT)
 
 
-def test_tiling_and_the_incremental_screen() -> None:
+def test_tiling_and_the_incremental_loops() -> None:
     require_testcapi()
     for data in INPUTS:
         text = data.decode("utf-8", "ignore")
@@ -72,3 +74,6 @@ def test_tiling_and_the_incremental_screen() -> None:
         check_every_allocation(lambda data=data: partial(
             _native.incremental_screen, codecs.utf_8_decode, data),
             f"incremental_screen {data[:12].hex(' ')}", limit=LIMIT)
+        check_every_allocation(lambda data=data: partial(
+            _native.incremental_decode, codecs.utf_8_decode, data, cpython.BASED_HANDLER),
+            f"incremental_decode {data[:12].hex(' ')}", limit=LIMIT)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from utf8fuzz import decoders
 from utf8fuzz import strategies as u8
+from utf8fuzz.decoders import fast as fast_adapter
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.outcome import TEXT_VIEWS, VIEWS, Outcome, Token, unpack_tokens
 
@@ -177,10 +178,66 @@ def test_text_screens_are_the_librarys_str():
 
 
 def test_fast_path_screens_replace_and_strict():
+    assert not BY_NAME["fast:unicode"].screen_complete
     assert screen("fast:unicode", EXAMPLE.hex()) == {"replace": EXAMPLE_REPLACE,
                                                     "strict": (1, 4)}
     assert screen("fast:corrected", "41 FE") == {
         "replace": (0x41, 0xFFFD), "strict": (1, 2), "reason": "reserved"}
+
+
+def complete(name: str, hexin: str) -> dict | None:
+    if fast_adapter._native is None:
+        pytest.skip("the C glue (utf8fuzz.decoders._native) is not built")
+    return as_views(BY_NAME[name].complete_screen(bytes.fromhex(hexin)))
+
+
+def test_fast_path_complete_screens_give_every_view():
+    seen = complete("fast:unicode", EXAMPLE.hex())
+    assert seen["replace"] == EXAMPLE_REPLACE and seen["strict"] == (1, 4)
+    assert seen["tokens"] == BY_NAME["fast:unicode"].decode(EXAMPLE).tokens
+    assert complete("fast:corrected", "41 FE") == {
+        "tokens": (Token("char", 0x41, 0, 1), Token("reserved", None, 1, 2)),
+        "replace": (0x41, 0xFFFD), "ignore": (0x41,), "escape": (0x41, 0xDCFE),
+        "strict": (1, 2), "reason": "reserved", "spans": ((1, 2),)}
+    # a code point above U+10FFFF has no str: the text views are code points
+    above = complete("fast:corrected", "FD BF BF BF BF BF")
+    assert above["replace"] == above["ignore"] == above["escape"] == (0x8421109F,)  # the top
+    # a subclass (a planted bug may override what the C derives) has none
+    class Unicode(fast_adapter.FastUnicode):
+        pass
+
+    assert Unicode(fast_adapter.fast_module()).complete_screen(EXAMPLE) is None
+
+
+COMPLETING = [d for d in decoders.available()
+              if getattr(d.complete_screen, "__func__", None) is not Decoder.complete_screen]
+
+
+def test_the_decoders_with_a_complete_screen_besides_their_screen():
+    expected = ["fast:corrected", "fast:unicode"] if fast_adapter._native else []
+    assert sorted(d.name for d in COMPLETING) == expected
+
+
+@pytest.mark.parametrize("d", COMPLETING, ids=lambda d: d.name)
+def test_complete_screen_is_the_whole_full_outcome(d):
+    # the same check as a screen that says screen_complete, on arbitrary bytes, and
+    # None exactly where the full outcome is not made from tokens
+    @settings(max_examples=300, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(st.one_of(st.binary(max_size=80), u8.inputs(d.profile)))
+    def prop(data: bytes) -> None:
+        seen, out = d.complete_screen(data), d.decode(data)
+        if seen is None:
+            assert "tokens" not in out.shows
+            return
+        assert set(seen) == set(out.shows)
+        assert as_views(seen) == {v: out.view(v) for v in out.shows}
+        assert unpack_tokens(seen["tokens"]) == out.tokens
+
+    for data in INPUTS:
+        assert as_views(d.complete_screen(data)) == {
+            v: d.decode(data).view(v) for v in d.decode(data).shows}
+    prop()
 
 
 def test_a_screen_that_meets_an_exception_hands_over_the_crash():

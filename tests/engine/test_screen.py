@@ -297,3 +297,36 @@ def test_a_complete_screen_is_compared_at_every_view_it_gives():
     assert not screened.full
     assert screened.signatures == {"unicode/different-code-point/ascii/" + d.name}
     assert screened.signatures == Differ([d]).run(b"xAy", full=True).signatures
+
+
+class CompletingStrictC080(StrictC080):
+    """StrictC080 with a complete screen besides its partial one
+    (``Decoder.complete_screen``): its full outcome, as the fast path's C gives it."""
+
+    def __init__(self) -> None:
+        self.name = "planted:completing-strict-c080"
+        self.decodes = self.completes = 0
+
+    def run(self, data: bytes) -> Outcome:
+        self.decodes += 1
+        return super().run(data)
+
+    def complete_screen(self, data: bytes) -> dict[str, Any] | None:
+        self.completes += 1
+        out = super().run(data)
+        return {v: out.view(v) for v in out.shows}
+
+
+def test_a_complete_screen_stands_in_for_the_sampled_full_decode():
+    d = CompletingStrictC080()
+    differ = Differ([d], full_every=2)
+    sampled = differ.run(b"A\xc0\x80")  # the strict view shows the bug: found there
+    screened = differ.run(b"A\xc0\x80")  # the partial screen (replace) agrees
+    assert (d.completes, d.decodes) == (1, 0)
+    assert sampled.full and not screened.full
+    assert sampled.signatures == Differ([CompletingStrictC080()]).run(
+        b"A\xc0\x80", full=True).signatures != set()
+    assert not screened.signatures  # as with any partial screen
+    assert sampled.outcomes[d.name].view("strict") is None  # the planted bug
+    differ.run(b"A\xc0\x80", full=True)  # forced: a full decode, as the minimizer needs
+    assert (d.completes, d.decodes) == (1, 1)

@@ -355,10 +355,23 @@ class Incremental(Recording):
         """``splits(data)`` and the final flush's cut ``len(data)``."""
         return [*self.splits(data), len(data)]
 
+    def _written_out(self, data: bytes) -> bool:
+        """Can the C loops (``_native.incremental_screen`` and ``incremental_decode``)
+        feed ``data``: the stdlib decoder is the plain buffered one they write out,
+        the cuts are :func:`input_splits`' (the rule they know), ``data`` is bytes."""
+        return (_PLAIN_BUFFERED and self.splits is input_splits and _native is not None
+                and type(data) is bytes)
+
     def run(self, data: bytes) -> Outcome:
-        dec = codecs.getincrementaldecoder("utf-8")(BASED_HANDLER)
         rec = _REC
         rec.reset()
+        if self._written_out(data):
+            # the loop below in C, as the screen's (tests hold them equal)
+            text = _native.incremental_decode(codecs.utf_8_decode, data, BASED_HANDLER)
+            self.last_raw = list(rec.raw)
+            toks = tile_text(data, text, rec.events)
+            return Outcome.from_tokens(toks, len(data), data=data, check=False)
+        dec = codecs.getincrementaldecoder("utf-8")(BASED_HANDLER)
         parts: list[str] = []
         append, feed, set_base, n, prev = parts.append, dec.decode, rec.set_base, len(data), 0
         plain = _PLAIN_BUFFERED
@@ -396,7 +409,7 @@ class Incremental(Recording):
                 return _screen_text(self._feed(data, "replace"),
                                     lambda: self._feed(data, "strict"))
             # the same loop in C, for the fuzz loop's cuts (tests hold them equal)
-            if self.splits is input_splits and _native is not None and type(data) is bytes:
+            if self._written_out(data):
                 r = _native.incremental_screen(codecs.utf_8_decode, data)
                 if r[1] is None:
                     return _no_error(r[0])

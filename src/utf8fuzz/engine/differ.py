@@ -272,6 +272,14 @@ class Differ:
             for d in self.decoders
             if type(d).screen is not Decoder.screen and self._shared[d.name]
         }
+        # Decoders whose screen is partial but which offer a complete one for the
+        # sampled inputs (Decoder.complete_screen)
+        self._complete_screens = {
+            d.name: (d.complete_screen, compared, self._compared)
+            for d in self.decoders
+            if not d.screen_complete and self._shared[d.name]
+            and getattr(d.complete_screen, "__func__", None) is not Decoder.complete_screen
+        }
         #: Out-of-process decoders left to :meth:`run_batch` (``batch=True``).
         self.batched = tuple(d for d in self.decoders if batch and d.batched)
         # The loop's plans: each decoder with its reference's index, its screen (or
@@ -299,7 +307,7 @@ class Differ:
         # screen is their whole outcome (``screen_complete``)
         self._sample_plan = plan(
             (d, *((self._screens.get(d.name) or no_screen) if d.screen_complete
-                  else no_screen))
+                  else self._complete_screens.get(d.name) or no_screen))
             for d in mine)
         # shared by every Result (read-only: no copy per input)
         self._names = MappingProxyType({k: r.name for k, r in self.references.items()})
@@ -361,7 +369,8 @@ class Differ:
         for i in sorted(missed):
             for j, found in missed[i]:
                 data = inputs[j]
-                d, k, _, _, _ = plans[j][0].entries[i]
+                d, k, _, _, order = plans[j][0].entries[i]
+                complete = order is not None  # a complete screen (or complete_screen)
                 if found is not None:
                     # a complete screen, judged in C (_walk.judge) as _judge would
                     klass, idx, view, detail = found
@@ -375,7 +384,7 @@ class Differ:
                 if ref is None:
                     ref = refs[j][k] = _Ref(data, walks[j][k], self._oracles[k])
                 seen = screened[j][0][i]
-                if type(seen) is dict and d.screen_complete:
+                if type(seen) is dict and complete:
                     # the screen is its whole outcome: judge that (its partial
                     # outcome is made if Result.outcomes is asked for)
                     diff = self._judge(d, ref, seen)
