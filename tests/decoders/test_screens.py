@@ -34,7 +34,9 @@ def check_screen(d: Decoder, data: bytes) -> dict | None:
         return None
     assert seen, f"{d.name}: an empty screen (say None instead)"
     assert out.ok, f"{d.name} screens {data.hex(' ')} but its full outcome is {out.status}"
-    if d.screen_complete:  # the screen is the whole outcome: no view left out
+    if d.screen_complete and set(seen) == {"tokens"}:  # tokens alone: every view
+        assert type(seen["tokens"]) is bytes and "tokens" in out.shows
+    elif d.screen_complete:  # the screen is the whole outcome: no view left out
         assert set(seen) == set(out.shows), (
             f"{d.name} on {data.hex(' ') or '(empty)'} says its screen is complete, but "
             f"screens {sorted(seen)} where its outcome shows {sorted(out.shows)}")
@@ -117,9 +119,30 @@ def test_cpython_surrogatepass_screens_the_first_error_it_cannot_pass():
         "replace": (0xD800,), "ignore": (0xD800,), "escape": (0xD800,)}
 
 
-def test_icu_screens_replace_through_its_own_substituting_callback():
-    assert screen("icu", EXAMPLE.hex())["replace"] == EXAMPLE_REPLACE
-    assert screen("icu:cesu8", "ED A0 BD ED B8 80")["replace"] == (0x1F600,)
+def test_icu_screens_its_tokens_alone():
+    # every view follows from them: the differ compares them first, and makes the
+    # views from them where it does not compare tokens
+    seen = screen("icu", EXAMPLE.hex())
+    assert set(seen) == {"tokens"}
+    out = Outcome.from_tokens(seen["tokens"], len(EXAMPLE))
+    assert out.view("replace") == EXAMPLE_REPLACE
+    if "icu:cesu8" in BY_NAME:
+        cesu = screen("icu:cesu8", "ED A0 BD ED B8 80")["tokens"]
+        assert cesu == (Token("char", 0x1F600, 0, 6),)
+
+
+def test_a_differ_not_comparing_tokens_makes_the_views_of_a_tokens_only_screen():
+    from utf8fuzz.engine.differ import Differ
+
+    if "icu" not in BY_NAME:
+        pytest.skip("ICU is not available here")
+    data = bytes.fromhex("41 C3 28 E2 82")
+    for views in (["strict", "spans", "reason"], ["replace", "ignore", "escape"]):
+        differ = Differ([BY_NAME["icu"]], views=views, full_every=1000)
+        differ.run(data)  # the first input is sampled
+        res = differ.run(data)
+        assert not res.full and not res.diverged
+        assert res.outcomes["icu"].view("spans") == ((1, 2), (3, 5))
 
 
 def test_icu_screens_every_token_packed():

@@ -143,6 +143,21 @@ def test_queue_compares_in_batches_and_keeps_the_batch_in_flight(tmp_path):
     assert not path.exists()
 
 
+def test_a_batch_never_released_is_replaced_whole(tmp_path):
+    # a batch that raised mid-way is never released: the next one must not keep
+    # the tail of its longer list
+    path = tmp_path / "inflight-2.hex"
+    inflight = InFlight(path)
+    inflight.hold([b"a long first input", b"and a second"])
+    inflight.hold([b"x"])
+    assert path.read_text() == "78\n"
+    inflight.release()
+    assert path.read_text() == ""
+    inflight.hold([b"y"])
+    assert path.read_text() == "79\n"
+    inflight.close()
+
+
 def test_a_batch_of_one_compares_at_once(tmp_path, monkeypatch):
     monkeypatch.setenv(SCREEN_BATCH_ENV, "1")
     f = Finder([planted_c080()], tmp_path / "corpus", "test", minimize_seconds=2)

@@ -172,3 +172,17 @@ def test_the_atheris_engine_reports_unreproduced_divergences(corpus, monkeypatch
     assert r["new"] == []
     assert [u["signature"] for u in r["unreproduced"]] == [
         "unicode/crash/IndexError/planted:crashes-on-first-sight"]
+
+
+def test_a_lone_target_does_not_reread_its_corpus(monkeypatch):
+    from utf8fuzz.engine.atheris_target import SHARED_CORPUS_ENV, single_process_flags
+
+    monkeypatch.delenv(SHARED_CORPUS_ENV, raising=False)
+    assert single_process_flags(["t.py", "-max_len=64", "dir"]) == [
+        "t.py", "-max_len=64", "dir", "-reload=0"]
+    assert single_process_flags(["t.py", "-reload=3"]) == ["t.py", "-reload=3"]  # asked for
+    assert SHARED_CORPUS_ENV not in os.environ
+    # workers share the directory: the parent marks it for them, and keeps the default
+    assert single_process_flags(["t.py", "-jobs=2", "dir"]) == ["t.py", "-jobs=2", "dir"]
+    assert os.environ[SHARED_CORPUS_ENV] == "1"
+    assert single_process_flags(["t.py", "dir"]) == ["t.py", "dir"]  # a worker

@@ -499,19 +499,16 @@ static PyObject *icu_decode(PyObject *mod, PyObject *const *args, Py_ssize_t nar
     return out;
 }
 
-/* A str of code points (surrogates allowed: Python strs hold them). */
-static PyObject *str_of(const uint32_t *cps, Py_ssize_t n)
-{
-    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, cps, n);
-}
-
-
 PyDoc_STRVAR(icu_screen_doc,
 "icu_screen(to_unicode, reset, set_to_u_callback, converter, data, cesu8)\n\n"
-"The same conversion as icu_decode, as every view: tokens packed (bytes, see\n"
-"utf8fuzz.outcome.pack_tokens), strict, spans, reason, and replace, ignore and\n"
-"escape as strs; or None where icu_decode would not return tokens.");
+"The same conversion as icu_decode, as a complete screen: {'tokens': the tokens\n"
+"packed (bytes, see utf8fuzz.outcome.pack_tokens)}, every view following from them;\n"
+"or None where icu_decode would not return tokens.");
 
+/* Only the tokens: the differ compares them first, and when they are equal every
+ * other view is (all are made from them); when they differ, the tokens name the
+ * difference. Building the six other views cost a str or a tuple each, made and
+ * freed on every fuzz input for nothing. */
 static PyObject *icu_screen(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
     Tiled tiled;
@@ -523,82 +520,21 @@ static PyObject *icu_screen(PyObject *mod, PyObject *const *args, Py_ssize_t nar
         Py_DECREF(result);
         Py_RETURN_NONE;
     }
-    const unsigned char *data = NULL;
-    Py_buffer view = {0};
-    PyObject *d = NULL, *spans = NULL, *strict = NULL, *texts[3] = {NULL, NULL, NULL};
-    PyObject *packed = NULL;
-    Py_ssize_t nerr = 0, first = -1, nesc = 0;
-    uint32_t stack[3][256];
-    uint32_t *cps[3] = {stack[0], stack[1], stack[2]}; /* replace, ignore, escape */
-    if (PyObject_GetBuffer(args[4], &view, PyBUF_SIMPLE) < 0)
-        goto done;
-    data = view.buf;
-    for (Py_ssize_t i = 0; i < tiled.ntoks; i++) {
-        const Tok *t = &tiled.toks[i];
-        nesc += t->kind ? t->end - t->start : 1;
-        if (t->kind) {
-            if (first < 0) first = i;
-            nerr++;
+    PyObject *d = NULL;
+    PyObject *packed = PyBytes_FromStringAndSize(NULL, tiled.ntoks * (Py_ssize_t)sizeof(packed_tok));
+    if (packed) {
+        packed_tok *pk = (packed_tok *)PyBytes_AS_STRING(packed);
+        for (Py_ssize_t i = 0; i < tiled.ntoks; i++) {
+            const Tok *t = &tiled.toks[i];
+            pk[i] = (packed_tok){
+                t->kind ? PK_ERROR | (int64_t)(t->truncated ? PR_TRUNCATED : PR_ILLEGAL) << 8
+                        : PK_CHAR,
+                t->start, t->end, t->kind ? -1 : (int64_t)t->value};
         }
+        if ((d = PyDict_New()) && PyDict_SetItem(d, K_tokens, packed) < 0)
+            Py_CLEAR(d);
+        Py_DECREF(packed);
     }
-    for (int v = 0; v < 3; v++) {
-        Py_ssize_t need = v == 2 ? nesc : tiled.ntoks;
-        if (need > 256 && !(cps[v] = malloc((size_t)need * 4))) {
-            PyErr_NoMemory();
-            goto done;
-        }
-    }
-    if (!(packed = PyBytes_FromStringAndSize(NULL, tiled.ntoks * (Py_ssize_t)sizeof(packed_tok))))
-        goto done;
-    packed_tok *pk = (packed_tok *)PyBytes_AS_STRING(packed);
-    Py_ssize_t ni = 0, ne = 0;
-    for (Py_ssize_t i = 0; i < tiled.ntoks; i++) {
-        const Tok *t = &tiled.toks[i];
-        pk[i] = (packed_tok){t->kind ? PK_ERROR | (int64_t)(t->truncated ? PR_TRUNCATED : PR_ILLEGAL) << 8
-                                     : PK_CHAR,
-                             t->start, t->end, t->kind ? -1 : (int64_t)t->value};
-        cps[0][i] = t->kind ? 0xFFFD : t->value;
-        if (!t->kind) {
-            cps[1][ni++] = t->value;
-            cps[2][ne++] = t->value;
-        } else {
-            for (Py_ssize_t b = t->start; b < t->end; b++) cps[2][ne++] = 0xDC00 + data[b];
-        }
-    }
-    if (!(spans = PyTuple_New(nerr)))
-        goto done;
-    for (Py_ssize_t i = 0, k = 0; i < tiled.ntoks; i++) {
-        const Tok *t = &tiled.toks[i];
-        if (!t->kind) continue;
-        PyObject *s = span(t->start, t->end);
-        if (!s) goto done;
-        PyTuple_SET_ITEM(spans, k++, s);
-    }
-    if (first < 0) {
-        strict = Py_NewRef(Py_None);
-    } else if (!(strict = span(tiled.toks[first].start, tiled.toks[first].end))) {
-        goto done;
-    }
-    if (!(texts[0] = str_of(cps[0], tiled.ntoks)) || !(texts[1] = str_of(cps[1], ni)) ||
-        !(texts[2] = str_of(cps[2], ne)))
-        goto done;
-    PyObject *reason = first < 0 ? Py_None
-                       : tiled.toks[first].truncated ? S_truncated : S_illegal;
-    if (!(d = PyDict_New()) || PyDict_SetItem(d, K_tokens, packed) < 0 ||
-        PyDict_SetItem(d, K_strict, strict) < 0 || PyDict_SetItem(d, K_spans, spans) < 0 ||
-        PyDict_SetItem(d, K_reason, reason) < 0 || PyDict_SetItem(d, K_replace, texts[0]) < 0 ||
-        PyDict_SetItem(d, K_ignore, texts[1]) < 0 || PyDict_SetItem(d, K_escape, texts[2]) < 0)
-        Py_CLEAR(d);
-done:
-    Py_XDECREF(packed);
-    Py_XDECREF(spans);
-    Py_XDECREF(strict);
-    for (int v = 0; v < 3; v++) {
-        Py_XDECREF(texts[v]);
-        if (cps[v] != stack[v]) free(cps[v]);
-    }
-    if (view.obj)
-        PyBuffer_Release(&view);
     tiled_free(&tiled);
     return d;
 }

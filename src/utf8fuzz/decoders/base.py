@@ -124,7 +124,10 @@ class Decoder(ABC):
         ``screen_complete = True`` promises more: every screen that answers gives
         *every* view of the full outcome on that input (a strict decoder's text too
         when the input is valid), so decoding in full would show nothing the screen
-        did not; the tests hold each such adapter to it. The differ then never
+        did not; the tests hold each such adapter to it. Such a screen may give its
+        packed tokens alone, ``{"tokens": ...}``, when the outcome is made from
+        tokens: every view follows from them (the ICU adapter's does; the differ
+        makes the views where it does not compare tokens). The differ then never
         decodes it in full just to sample (``full_every``), only on a mismatch.
         """
         return None

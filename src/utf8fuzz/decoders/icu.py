@@ -41,14 +41,15 @@ line: a slow path kept beside the fast one would be a second implementation to
 keep equal. tests/decoders/test_icu.py keeps the old pure-ctypes path as
 the oracle the C glue is checked against.
 
-The screen (the fuzz loop's cheap tier) is the same conversion, given as every
-view without a Token object: the tokens packed (:func:`utf8fuzz.outcome.pack_tokens`,
-one bytes object the differ compares with the reference's packing at once),
-``strict``, ``spans``, ``reason``, and ``replace``, ``ignore`` and ``escape`` as
-``str``; where the full path would raise, it says None. So the screen is
-complete (``screen_complete``): the fuzz loop never converts an input twice to
-sample the full outcome, and on a difference (the CESU-8 converters differ on a
-third of fuzz inputs) the screen is judged as it is.
+The screen (the fuzz loop's cheap tier) is the same conversion, given as its tokens
+alone, packed (:func:`utf8fuzz.outcome.pack_tokens`: one bytes object, no Token
+object, which the differ compares with the reference's packing at once); every
+view follows from them, and where the full path would raise, it says None. So the
+screen is complete (``screen_complete``): the fuzz loop never converts an input
+twice to sample the full outcome, and on a difference (the CESU-8 converters differ
+on a third of fuzz inputs) the screen is judged as it is. It once gave the six
+other views too, as strs and tuples: made and freed on every input, four
+converters over, for a comparison that ends at the tokens.
 """
 
 from __future__ import annotations
@@ -144,7 +145,8 @@ class IcuConverter(Decoder):
         raise TilingError(r)
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
-        """strict, spans, reason and replace (a str) of the same conversion, or None."""
+        """The same conversion's tokens, packed, alone (every view follows from
+        them), or None."""
         if not self._cnv:
             return None
         try:

@@ -267,15 +267,19 @@ class Differ:
         # strict-style decoder's text on input it accepts, as _judge does); and for
         # a complete screen, the order _walk.judge names a difference in.
         compared = frozenset(self._compared)
+        # a complete screen may give its packed tokens alone (Decoder.screen): where
+        # tokens are not compared, the views are made from them
+        whole = (lambda sc: sc) if "tokens" in compared else _views_from_tokens
         self._screens = {
-            d.name: (d.screen, compared, self._compared if d.screen_complete else None)
+            d.name: (whole(d.screen) if d.screen_complete else d.screen, compared,
+                     self._compared if d.screen_complete else None)
             for d in self.decoders
             if type(d).screen is not Decoder.screen and self._shared[d.name]
         }
         # Decoders whose screen is partial but which offer a complete one for the
         # sampled inputs (Decoder.complete_screen)
         self._complete_screens = {
-            d.name: (d.complete_screen, compared, self._compared)
+            d.name: (whole(d.complete_screen), compared, self._compared)
             for d in self.decoders
             if not d.screen_complete and self._shared[d.name]
             and getattr(d.complete_screen, "__func__", None) is not Decoder.complete_screen
@@ -646,6 +650,21 @@ class _OutcomeWalk:
 
     def outcome(self, provenance: dict[str, str]) -> Outcome:
         return self.outcome_
+
+
+def _views_from_tokens(screen: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
+    """A complete ``screen`` for a differ that does not compare tokens: when it gives
+    its packed tokens alone, the views are made from them."""
+
+    def views(data: bytes) -> Any:
+        seen = screen(data)
+        if type(seen) is dict and len(seen) == 1 and type(seen.get("tokens")) is bytes:
+            out = Outcome.from_tokens(unpack_tokens(seen["tokens"]), len(data), data=data,
+                                      check=False)
+            return {v: out.view(v) for v in VIEWS}
+        return seen
+
+    return views
 
 
 class _Ref:

@@ -99,21 +99,25 @@ class InFlight:
     outlives a crash: what to replay when a decoder kills the process mid-batch
     (libFuzzer saves only the input it was handed last). Written before the batch
     runs and emptied after it, through one open descriptor (two system calls a
-    batch); removed by :meth:`close`."""
+    batch: a write, and a truncation after it); removed by :meth:`close`."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        self._empty = True  # the file is empty: no truncation before the next hold
 
     def hold(self, inputs: Iterable[bytes]) -> None:
         if self._fd is not None:
             text = "".join(x.hex() + "\n" for x in inputs).encode()
-            os.ftruncate(self._fd, 0)
+            if not self._empty:  # a batch that raised was never released
+                os.ftruncate(self._fd, 0)
             os.pwrite(self._fd, text, 0)
+            self._empty = False
 
     def release(self) -> None:
         if self._fd is not None:
             os.ftruncate(self._fd, 0)
+            self._empty = True
 
     def close(self) -> None:
         """Done with it: the file goes (nothing was in flight)."""
