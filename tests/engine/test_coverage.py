@@ -131,6 +131,21 @@ def test_feed_walk_is_the_loop_over_feature_ids():
     assert all(len(h) == len(set(h)) for h in runs["c"][1])  # one bump per key an input
 
 
+def test_two_coverages_fed_by_one_walker_keep_their_own_counters():
+    # The C walker keeps the counter of each id for the last counters dict it saw:
+    # a second coverage (its own numbering) must not get the first one's.
+    p, make = get_profile("unicode"), walker(get_profile("unicode"))
+    first, second = TableCoverage(bytearray(256)), TableCoverage(bytearray(256))
+    second.feed_walk("unicode", make(b"\xff\xfe\xc0\x80"))  # numbers other keys first
+    for cov in (first, second, first, second):
+        before = bytes(cov.counters)
+        cov.feed_walk("unicode", make(b"A\xc3\xa9"))
+        hit = set(bumps(before, cov.counters))
+        want = {cov._ids[("unicode", *feature_key(f))]
+                for f in PyWalk(b"A\xc3\xa9", p, "maximal-subpart").features}
+        assert hit == want
+
+
 def test_feed_walk_never_writes_outside_the_region():
     p = get_profile("unicode")
     for make in (walker(p), lambda d: PyWalk(d, p, "maximal-subpart")):

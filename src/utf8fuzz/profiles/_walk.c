@@ -65,9 +65,11 @@ typedef struct {
     uint8_t *utf16_pair; /* per row: valued as _pairs.pair_value, in C (see pair_value) */
     int policy;
     vectorcallfunc vectorcall;
-    /* Feature ids as int objects, made once per walker (see feature_int). */
-    struct id_slot { long id; PyObject *obj; } *ids;
+    /* Feature ids as int objects, made once per walker (see feature_int), each with
+     * the counter cover_owner maps it to, once cover has looked it up (-1 before). */
+    struct id_slot { long id; PyObject *obj; Py_ssize_t counter; } *ids;
     size_t ids_cap, ids_used; /* cap a power of two, or 0 */
+    PyObject *cover_owner; /* the counters dict the slots' counters come from */
 } Walker;
 
 /* A token as the walk records it. end is kept although tokens tile (end is the
@@ -107,6 +109,7 @@ static void walker_dealloc(Walker *w) {
     PyMem_Free(w->utf16_pair);
     for (size_t k = 0; k < w->ids_cap; k++) Py_XDECREF(w->ids[k].obj);
     PyMem_Free(w->ids);
+    Py_XDECREF(w->cover_owner);
     if (w->value_fn) {
         for (Py_ssize_t r = 0; r < w->nrows; r++) Py_XDECREF(w->value_fn[r]);
         PyMem_Free(w->value_fn);
@@ -697,11 +700,13 @@ static size_t id_hash(long id) { /* Fibonacci hashing: the product's high bits *
     return (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 32);
 }
 
-static PyObject *feature_int(Walker *w, long id) {
+/* The slot of a feature id (made with its int object the first time); NULL with an
+ * exception set. The pointer is good until the next slot is made. */
+static struct id_slot *slot_of(Walker *w, long id) {
     if (2 * (w->ids_used + 1) > w->ids_cap) {
         size_t cap = w->ids_cap ? 2 * w->ids_cap : 256;
         struct id_slot *tab = PyMem_Calloc(cap, sizeof *tab);
-        if (!tab) return PyErr_NoMemory();
+        if (!tab) return (struct id_slot *)PyErr_NoMemory();
         for (size_t k = 0; k < w->ids_cap; k++) {
             if (!w->ids[k].obj) continue;
             size_t h = id_hash(w->ids[k].id) & (cap - 1);
@@ -715,22 +720,25 @@ static PyObject *feature_int(Walker *w, long id) {
     size_t mask = w->ids_cap - 1;
     size_t h = id_hash(id) & mask;
     while (w->ids[h].obj) {
-        if (w->ids[h].id == id) return w->ids[h].obj;
+        if (w->ids[h].id == id) return &w->ids[h];
         h = (h + 1) & mask;
     }
     PyObject *v = PyLong_FromLong(id);
     if (!v) return NULL;
-    w->ids[h].id = id;
-    w->ids[h].obj = v;
+    w->ids[h] = (struct id_slot){id, v, -1};
     w->ids_used++;
-    return v;
+    return &w->ids[h];
 }
 
-static PyObject *make_features(Walk *r) {
+static PyObject *feature_int(Walker *w, long id) {
+    struct id_slot *slot = slot_of(w, id);
+    return slot ? slot->obj : NULL;
+}
+
+/* The walk's feature ids, sorted and unique, into ids (room for 5 * ntok + 1: at
+ * most 2 + 3 blocks per token, plus the end); returns how many. */
+static Py_ssize_t feature_ids(const Walk *r, long *ids) {
     const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(r->data);
-    /* at most 2 + 3 blocks per token, plus the end */
-    long *ids = PyMem_Malloc(sizeof(long) * (size_t)(5 * r->ntok + 1));
-    if (!ids) return PyErr_NoMemory();
     Py_ssize_t u = 0;
     int prev = COARSE_START;
     long last_what = -1, last_next = -1;
@@ -758,6 +766,13 @@ static PyObject *make_features(Walk *r) {
                     add_id(ids, &u, ((long)F_BLOCK << F_SHIFT) | (bi << 8) | coarse);
     }
     add_id(ids, &u, ((long)F_NEXT << F_SHIFT) | (prev << 8) | COARSE_END);
+    return u;
+}
+
+static PyObject *make_features(Walk *r) {
+    long *ids = PyMem_Malloc(sizeof(long) * (size_t)(5 * r->ntok + 1));
+    if (!ids) return PyErr_NoMemory();
+    Py_ssize_t u = feature_ids(r, ids);
     PyObject *out = PyTuple_New(u);
     for (Py_ssize_t k = 0; out && k < u; k++) {
         PyObject *v = feature_int(r->walker, ids[k]);
@@ -876,7 +891,13 @@ static PyObject *walk_outcome(Walk *r, PyObject *provenance) {
  * in C: no call per id (Atheris's _trace_branch cost a pybind11 call each). The
  * ids not found are returned, in order, for the caller to give counters to (that
  * needs feature_key and the pool, which are Python's); None when there are none,
- * the common case once the run is warm. */
+ * the common case once the run is warm.
+ *
+ * The counter an id maps to is kept in the walker's slot for the id, for the last
+ * counters dict seen (held, so that its identity cannot be reused): a dict look-up
+ * per id cost 11,000 instructions an input (callgrind, 3,000 inputs recorded from
+ * the fuzz loop). So an id, once in counters, must keep its counter - as
+ * TableCoverage's do: it only adds. */
 static PyObject *walk_cover(Walk *r, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "cover(counters, region) takes two arguments");
@@ -891,37 +912,52 @@ static PyObject *walk_cover(Walk *r, PyObject *const *args, Py_ssize_t nargs) {
     if (PyObject_GetBuffer(args[1], &region, PyBUF_WRITABLE) < 0)
         return NULL;
     unsigned char *cells = region.buf;
-    PyObject *feats = cached(r, C_FEATURES);
-    if (!feats) {
-        PyBuffer_Release(&region);
-        return NULL;
+    Walker *w = r->walker;
+    if (w->cover_owner != counters) {
+        /* another coverage (a test's): forget the counters learnt from the last */
+        for (size_t k = 0; k < w->ids_cap; k++) w->ids[k].counter = -1;
+        Py_INCREF(counters);
+        Py_XSETREF(w->cover_owner, counters);
     }
+    long stack[256];
+    size_t room = (size_t)(5 * r->ntok + 1);
+    long *ids = room <= 256 ? stack : PyMem_Malloc(sizeof(long) * room);
+    if (!ids) {
+        PyBuffer_Release(&region);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t n = feature_ids(r, ids);
     PyObject *missing = NULL;
-    Py_ssize_t n = PyTuple_GET_SIZE(feats);
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *id = PyTuple_GET_ITEM(feats, k);
-        PyObject *c = PyDict_GetItemWithError(counters, id); /* borrowed */
-        if (c) {
-            Py_ssize_t i = PyLong_AsSsize_t(c); /* an int: no code runs */
-            if (i == -1 && PyErr_Occurred()) goto fail;
-            if (i < 0 || i >= region.len) {
-                PyErr_Format(PyExc_IndexError, "cover: counter %zd is outside the region (%zd)",
-                             i, region.len);
-                goto fail;
+        struct id_slot *slot = slot_of(w, ids[k]);
+        if (!slot) goto fail;
+        Py_ssize_t i = slot->counter;
+        if (i < 0) {
+            PyObject *c = PyDict_GetItemWithError(counters, slot->obj); /* borrowed */
+            if (!c) {
+                if (PyErr_Occurred()) goto fail;
+                if ((!missing && !(missing = PyList_New(0))) ||
+                    PyList_Append(missing, slot->obj) < 0)
+                    goto fail;
+                continue;
             }
-            if (cells[i] != 255) cells[i]++;
-        } else if (PyErr_Occurred()) {
-            goto fail;
-        } else if ((!missing && !(missing = PyList_New(0))) || PyList_Append(missing, id) < 0) {
+            i = PyLong_AsSsize_t(c); /* an int: no code runs */
+            if (i == -1 && PyErr_Occurred()) goto fail;
+            if (i >= 0) slot->counter = i; /* the dict keeps it for good */
+        }
+        if (i < 0 || i >= region.len) {
+            PyErr_Format(PyExc_IndexError, "cover: counter %zd is outside the region (%zd)",
+                         i, region.len);
             goto fail;
         }
+        if (cells[i] != 255) cells[i]++;
     }
-    Py_DECREF(feats);
+    if (ids != stack) PyMem_Free(ids);
     PyBuffer_Release(&region);
     if (missing) return missing;
     Py_RETURN_NONE;
 fail:
-    Py_DECREF(feats);
+    if (ids != stack) PyMem_Free(ids);
     PyBuffer_Release(&region);
     Py_XDECREF(missing);
     return NULL;
@@ -1476,7 +1512,8 @@ static PyMemberDef walk_members[] = {
 static PyMethodDef walk_methods[] = {
     {"cover", (PyCFunction)(void (*)(void))walk_cover, METH_FASTCALL,
      "cover(counters, region) -> list of the feature ids not in counters, or None; "
-     "region[counters[id]] is bumped (saturating) for every other id"},
+     "region[counters[id]] is bumped (saturating) for every other id (an id in counters "
+     "must keep its counter)"},
     {"token", (PyCFunction)walk_token, METH_O,
      "token(i): tokens[i], or None when i is out of range"},
     {"token_index", (PyCFunction)walk_token_index, METH_O,
