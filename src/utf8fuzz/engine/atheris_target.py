@@ -2,7 +2,9 @@
 
 Each file in ``fuzz/`` instruments the reference decoders' modules, then calls
 :func:`main` with its profile and mode; everything else is libFuzzer's command line
-(``-max_total_time``, ``-max_len``, ``-dict``, ``-jobs``, ``-fork``, corpus dirs).
+(``-max_total_time``, ``-max_len``, ``-dict``, ``-jobs``, ``-fork``, corpus dirs);
+a target that is the only process on its corpus adds ``-reload=0``
+(:func:`single_process_flags`).
 
 Divergences do not crash the target (libFuzzer would stop at the first one):
 each *new* signature is minimized and saved to the corpus right away, atomically, so

@@ -55,10 +55,11 @@ from full outcomes - except where the screen *is* the full outcome
 but its screen leaves out is compared only on inputs decoded in full.
 ``full_every=N`` decodes every Nth input in full (a deterministic counter; the
 first input is one of them), so such a difference is still found, at 1/N of the
-rate. ``full_every=1`` (the default, for
-the API, the CLI, replay) never screens; the fuzz loop passes its own (see
-:mod:`.finder`). :meth:`Differ.signatures` - the minimizer's predicate - and
-``run(data, full=True)`` always compare in full.
+rate; a decoder that offers :meth:`~utf8fuzz.decoders.base.Decoder.complete_screen`
+gives every view through it there instead, judged as a complete screen is.
+``full_every=1`` (the default, for the API, the CLI, replay) never screens; the
+fuzz loop passes its own (see :mod:`.finder`). :meth:`Differ.signatures` - the
+minimizer's predicate - and ``run(data, full=True)`` always compare in full.
 
 Batches. A differ made with ``batch=True`` (the fuzz loop's) leaves decoders that
 say ``batched`` (out of process: node, isolated plug-ins) to :meth:`Differ.run_batch`,
