@@ -4,10 +4,11 @@ offsets made absolute, and agreement with the reference on random bytes."""
 from __future__ import annotations
 
 import codecs
+from functools import partial
 
 import pytest
 from decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE, EXAMPLE_SPANS
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from utf8fuzz.decoders import cpython
@@ -204,6 +205,18 @@ def test_incremental_c_loop_equals_real_incremental_decoders(data):
     assert not slow._written_out(data)
     assert fast.decode(data) == slow.decode(data)
     assert fast.last_raw == slow.last_raw
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(utf8ish, st.binary(max_size=40)))
+@example(bytes.fromhex("EF BF BD 41"))  # a U+FFFD of the input's own, no error
+@example(bytes.fromhex("EF BF BD 41 80 E2 82"))  # then errors
+def test_c_screens_are_the_python_ones(data):
+    # _native.codec_screen against the methods it stands in for
+    for d in (cpython.Strict(), *map(cpython.Handler, ("replace", "ignore", "surrogateescape")),
+              cpython.Recording(), cpython.SurrogatePass()):
+        assert isinstance(d.screen, partial) == (cpython._native is not None), d.name
+        assert d.screen(data) == type(d).screen(d, data), d.name
 
 
 def test_incremental_screen_finds_the_first_error_after_a_literal_replacement_char():

@@ -1,7 +1,8 @@
 """The decoders' C glue (``decoders/_native.c``: ICU, iconv, the fast path's screen,
-the C tiling walk and CPython's incremental loops) when memory runs out: MemoryError or the same
-answer, each Python allocation failing in turn (:mod:`tests.nomemory`). The
-libraries' own allocations (ICU's, glibc's) are theirs and are not failed."""
+the C tiling walk and CPython's incremental loops and screens) when memory runs
+out: MemoryError or the same answer, each Python allocation failing in turn
+(:mod:`tests.nomemory`). The libraries' own allocations (ICU's, glibc's) are
+theirs and are not failed."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def test_library_glue(library: str) -> None:
                 check_every_allocation(lambda call=call: call, what, limit=LIMIT)
 
 
-def test_tiling_and_the_incremental_loops() -> None:
+def test_tiling_and_the_cpython_loops_and_screens() -> None:
     require_testcapi()
     for data in INPUTS:
         text = data.decode("utf-8", "ignore")
@@ -77,3 +78,8 @@ def test_tiling_and_the_incremental_loops() -> None:
         check_every_allocation(lambda data=data: partial(
             _native.incremental_decode, codecs.utf_8_decode, data, cpython.BASED_HANDLER),
             f"incremental_decode {data[:12].hex(' ')}", limit=LIMIT)
+        for how, errors, view in ((0, "strict", ""), (0, "surrogatepass", ""),
+                                  (1, "replace", "replace"), (2, "replace", "")):
+            check_every_allocation(lambda data=data, how=how, errors=errors, view=view: partial(
+                _native.codec_screen, how, errors, view, data),
+                f"codec_screen {how} {errors} {data[:12].hex(' ')}", limit=LIMIT)

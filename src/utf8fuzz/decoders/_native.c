@@ -285,7 +285,7 @@ static PyObject *span(Py_ssize_t a, Py_ssize_t b)
 /* ---- module state: Token and the interned strings ---------------------------- */
 
 static PyObject *Token, *S_char, *S_error, *S_illegal, *S_truncated, *S_reserved;
-static PyObject *S_surrogateescape;
+static PyObject *S_surrogateescape, *S_no_spans;
 static PyObject *K_strict, *K_spans, *K_reason, *K_replace, *K_tokens, *K_ignore, *K_escape;
 
 static PyObject *make_token(const Tok *t)
@@ -802,6 +802,109 @@ static PyObject *record_base(PyObject *mod, PyObject *arg)
         return NULL;
     record_base_value = b;
     Py_RETURN_NONE;
+}
+
+/* ---- CPython's one-shot screens ----------------------------------------------- */
+
+/* _no_error(text) of cpython.py: a decode that met no error - its text is every text
+ * view, and there are no spans. */
+static PyObject *no_error(PyObject *text)
+{
+    PyObject *d = PyDict_New();
+    if (d && (PyDict_SetItem(d, K_replace, text) < 0 || PyDict_SetItem(d, K_ignore, text) < 0 ||
+              PyDict_SetItem(d, K_escape, text) < 0 || PyDict_SetItem(d, K_spans, S_no_spans) < 0 ||
+              PyDict_SetItem(d, K_strict, Py_None) < 0 || PyDict_SetItem(d, K_reason, Py_None) < 0))
+        Py_CLEAR(d);
+    return d;
+}
+
+/* The UnicodeDecodeError being raised as {"strict": (start, end), "reason": ...}, the
+ * error cleared; NULL with the error kept when it is anything else. */
+static PyObject *first_error_views(Py_ssize_t base)
+{
+    if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+        return NULL;
+    PyObject *type, *exc, *tb;
+    PyErr_Fetch(&type, &exc, &tb);
+    PyErr_NormalizeException(&type, &exc, &tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    Py_ssize_t a, b;
+    PyObject *d = NULL, *reason = NULL, *sp = NULL;
+    if (PyUnicodeDecodeError_GetStart(exc, &a) == 0 && PyUnicodeDecodeError_GetEnd(exc, &b) == 0 &&
+        (reason = PyUnicodeDecodeError_GetReason(exc))) {
+        int eq = PyUnicode_Compare(reason, S_end_of_data);
+        if (!(eq == -1 && PyErr_Occurred()) && (sp = span(base + a, base + b)) &&
+            (d = PyDict_New()) &&
+            (PyDict_SetItem(d, K_strict, sp) < 0 ||
+             PyDict_SetItem(d, K_reason, eq == 0 ? S_truncated : S_illegal) < 0))
+            Py_CLEAR(d);
+    }
+    Py_XDECREF(reason);
+    Py_XDECREF(sp);
+    Py_DECREF(exc);
+    return d;
+}
+
+PyDoc_STRVAR(codec_screen_doc,
+"codec_screen(how, errors, view, data)\n\n"
+"A screen of utf8fuzz.decoders.cpython, in C, with CPython's own UTF-8 codec\n"
+"(PyUnicode_DecodeUTF8, what bytes.decode('utf-8', errors) calls). how 0: decode\n"
+"with errors (strict or surrogatepass) - every text view when it succeeds, else the\n"
+"error's strict span and reason (Strict.screen, SurrogatePass.screen); 1: {view:\n"
+"the text} (Handler.screen); 2: the replace text and, when it has a U+FFFD, the\n"
+"first error of a strict decode (Recording.screen). None on any other exception.");
+
+/* Called for five decoders on every fuzz input: as Python methods their frames and
+ * try blocks cost about as much as the decodes themselves. */
+static PyObject *codec_screen(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    long how;
+    if (nargs != 4 || (how = PyLong_AsLong(args[0])) < 0 || how > 2 || !PyUnicode_Check(args[1]) ||
+        !PyBytes_Check(args[3])) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "expected (0, 1 or 2, errors, view, bytes)");
+        return NULL;
+    }
+    const char *errors = PyUnicode_AsUTF8(args[1]);
+    if (!errors)
+        return NULL;
+    const char *p = PyBytes_AS_STRING(args[3]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[3]);
+    PyObject *text = PyUnicode_DecodeUTF8(p, n, errors), *res = NULL;
+    if (!text) {
+        if (how == 0 && (res = first_error_views(0)))
+            return res;
+        goto other;
+    }
+    if (how == 1) {
+        res = PyDict_New();
+        if (res && PyDict_SetItem(res, args[2], text) < 0)
+            Py_CLEAR(res);
+    } else if (how == 0 ||
+               PyUnicode_FindChar(text, 0xFFFD, 0, PyUnicode_GET_LENGTH(text), 1) < 0) {
+        res = no_error(text);  /* no U+FFFD: no error was met (each gives one) */
+    } else {
+        PyObject *strict = PyUnicode_DecodeUTF8(p, n, "strict");
+        if (strict) {
+            Py_DECREF(strict);
+            res = no_error(text);  /* the U+FFFD was the input's */
+        } else if ((res = first_error_views(0))) {
+            if (PyDict_SetItem(res, K_replace, text) < 0)
+                Py_CLEAR(res);
+        }
+    }
+    Py_DECREF(text);
+    if (res)
+        return res;
+other:
+    /* the full path tells - except running out of memory, which the differ's loop
+     * turns into None itself (and which tests can tell from an answer) */
+    if (PyErr_ExceptionMatches(PyExc_Exception) && !PyErr_ExceptionMatches(PyExc_MemoryError)) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return NULL;
 }
 
 /* ---- the CPython incremental decoder, written out ------------------------------- */
@@ -1454,6 +1557,7 @@ static PyMethodDef methods[] = {
      incremental_decode_doc},
     {"incremental_screen", (PyCFunction)(void (*)(void))incremental_screen, METH_FASTCALL,
      incremental_screen_doc},
+    {"codec_screen", (PyCFunction)(void (*)(void))codec_screen, METH_FASTCALL, codec_screen_doc},
     {"fast_screen", (PyCFunction)(void (*)(void))fast_screen, METH_FASTCALL, fast_screen_doc},
     {"iconv_run", (PyCFunction)(void (*)(void))iconv_run, METH_FASTCALL, iconv_run_doc},
     {"iconv_convert", (PyCFunction)(void (*)(void))iconv_convert, METH_FASTCALL,
@@ -1486,6 +1590,7 @@ PyMODINIT_FUNC PyInit__native(void)
         !(S_truncated = PyUnicode_InternFromString("truncated")) ||
         !(S_reserved = PyUnicode_InternFromString("reserved")) ||
         !(S_surrogateescape = PyUnicode_InternFromString("surrogateescape")) ||
+        !(S_no_spans = PyTuple_New(0)) ||
         !(K_strict = PyUnicode_InternFromString("strict")) ||
         !(K_spans = PyUnicode_InternFromString("spans")) ||
         !(K_reason = PyUnicode_InternFromString("reason")) ||

@@ -40,7 +40,11 @@ recording handler's tokens give (tests check it). ``cpython:incremental`` screen
 through an incremental decoder fed the same chunks; ``cpython:utf-8-sig`` through
 the ``utf-8-sig`` codec, a stripped BOM shown as U+FEFF; ``cpython:surrogatepass``
 by plain ``errors="surrogatepass"``: everything when it succeeds, else the span
-and reason of the first error it could not pass. Text views are screened as the
+and reason of the first error it could not pass. The screens of ``strict``, the
+three handlers, ``spans`` and ``surrogatepass`` are ``_native.codec_screen`` when
+it is built: the same decodes (``PyUnicode_DecodeUTF8``, what ``bytes.decode``
+calls) and the same answers (tests hold them to the methods below), without a
+Python frame, which cost about as much as the decode. Text views are screened as the
 ``str`` the codec returns (the differ compares it with the reference's text as a
 string); a screen that meets no error gives the text as every text view and no
 spans (there was nothing to replace). Tokens, and the spans of input with errors,
@@ -71,6 +75,7 @@ import platform
 import sys
 import unicodedata
 from collections.abc import Callable
+from functools import partial
 from typing import Any, ClassVar
 
 from utf8fuzz.decoders._tiling import Event, tile_text
@@ -202,6 +207,13 @@ _PLAIN_BUFFERED = _plain_buffered()
 class CPythonDecoder(Decoder):
     """Shared versions; subclasses implement ``run``."""
 
+    def _screen_in_c(self, cls: type, how: int, errors: str, view: str = "") -> None:
+        """Make this adapter's screen ``_native.codec_screen`` (see *Screens* above)
+        when the C glue is built and this is ``cls`` itself: a subclass may override
+        what its screen reads."""
+        if _native is not None and type(self) is cls:
+            self.screen = partial(_native.codec_screen, how, errors, view)  # type: ignore[method-assign]
+
     def versions(self) -> dict[str, str]:
         return {
             "python": platform.python_version(),
@@ -214,6 +226,9 @@ class Strict(CPythonDecoder):
     name = "cpython:strict"
     shows = frozenset({"strict", "reason"})
     screen_complete = True
+
+    def __init__(self) -> None:
+        self._screen_in_c(Strict, 0, "strict")
 
     def run(self, data: bytes) -> Outcome:
         try:
@@ -253,6 +268,7 @@ class Handler(CPythonDecoder):
         self.name = f"cpython:{errors}"
         self.view = self.VIEW[errors]
         self.shows = frozenset({self.view})
+        self._screen_in_c(Handler, 1, errors, self.view)
 
     def run(self, data: bytes) -> Outcome:
         return Outcome.partial(len(data), **{self.view: _cps(data.decode("utf-8", self.errors))})
@@ -292,6 +308,9 @@ class Recording(CPythonDecoder):
     shows = frozenset({"tokens", "spans", "strict", "reason", "replace", "ignore", "escape"})
     handler = HANDLER
 
+    def __init__(self) -> None:
+        self._screen_in_c(Recording, 2, "replace")
+
     def run(self, data: bytes) -> Outcome:
         _REC.reset()
         text = data.decode("utf-8", self.handler)
@@ -312,6 +331,9 @@ class SurrogatePass(Recording):
     name = "cpython:surrogatepass"
     profile = "surrogatepass"
     handler = PASS_HANDLER
+
+    def __init__(self) -> None:
+        self._screen_in_c(SurrogatePass, 0, "surrogatepass")
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
         try:
