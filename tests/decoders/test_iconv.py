@@ -176,6 +176,7 @@ def check_native(dec: iconv.Iconv, oracle: CtypesOracle, data: bytes) -> None:
     seen = dec.screen(data)
     # the screen is the whole outcome (screen_complete), the text too when accepted
     assert seen == {v: want.view(v) for v in want.shows}
+    assert seen == iconv.Iconv.screen(dec, data)  # the C screen is the method
 
 
 _PIECES = st.sampled_from([bytes.fromhex(h) for h in (
@@ -206,3 +207,4 @@ def test_a_closed_descriptor_is_a_crash_not_a_segfault():
     d.close()
     assert d.decode(b"a").status == "crash"
     assert d.screen(b"a") is None
+    assert iconv.Iconv.screen(d, b"a") is None

@@ -35,7 +35,8 @@ GLUE: dict[str, tuple[Any, Callable[[Any, bytes], list[Any]]]] = {
     "icu": (icu, lambda d, data: [partial(_native.icu_screen, *d._args, data, d._cesu8),
                                   partial(_native.icu_decode, *d._args, data, d._cesu8)]),
     "iconv": (iconv, lambda d, data: [partial(_native.iconv_run, d._cd, data, d._kind, True),
-                                      partial(_native.iconv_convert, d._cd, data)]),
+                                      partial(_native.iconv_convert, d._cd, data),
+                                      partial(d.screen, data)]),  # iconv_screen
     # the fast path's complete screen is a partial of fast_screen already
     "fast": (fast, lambda d, data: [partial(d.complete_screen, data)]),
 }

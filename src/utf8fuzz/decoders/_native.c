@@ -1431,30 +1431,24 @@ PyDoc_STRVAR(iconv_run_doc,
 "UTF-8 output is not RFC 2279-shaped, for the caller to read), else None.\n"
 "kind: 0 UTF-32LE/UCS-4LE, 1 host-order 32-bit (WCHAR_T), 2 UTF-8.");
 
-static PyObject *iconv_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+/* One iconv() over data, as iconv_run describes it: *p, *e and *end set, and the
+ * code points (a tuple) when it converted everything and C could read them, else
+ * None; NULL with an exception set. */
+static PyObject *iconv_do(PyObject *cd_obj, PyObject *data, int kind, int search,
+                          Py_ssize_t *p_out, int *e_out, Py_ssize_t *end_out, Py_ssize_t *n_out)
 {
     iconv_t cd;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "expected (cd, data, kind, search)");
-        return NULL;
-    }
-    if (get_cd(args[0], &cd))
-        return NULL;
-    int kind = (int)PyLong_AsLong(args[2]);
-    if (kind == -1 && PyErr_Occurred())
-        return NULL;
-    int search = PyObject_IsTrue(args[3]);
-    if (search < 0)
+    if (get_cd(cd_obj, &cd))
         return NULL;
     Py_buffer view;
-    if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0)
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
         return NULL;
     const char *src = view.buf;
     size_t n = (size_t)view.len;
     size_t room = 8 * n + 16;  /* 6-byte forms to UCS-4 still fit: 4 bytes out per byte in */
     char out_stack[1024];
     char *out = room <= sizeof out_stack ? out_stack : malloc(room);
-    PyObject *res = NULL, *cps = NULL;
+    PyObject *cps = NULL;
     if (!out) {
         PyErr_NoMemory();
         goto done;
@@ -1499,16 +1493,93 @@ static PyObject *iconv_run(PyObject *mod, PyObject *const *args, Py_ssize_t narg
             }
         }
         if (buf != cps_stack) free(buf);
-        if (!cps) goto done;
     } else {
         cps = Py_NewRef(Py_None);
     }
-    res = Py_BuildValue("(ninO)", (Py_ssize_t)p, e, end, cps);
+    *p_out = (Py_ssize_t)p;
+    *e_out = e;
+    *end_out = end;
+    *n_out = (Py_ssize_t)n;
 done:
-    Py_XDECREF(cps);
     if (out && out != out_stack) free(out);
     PyBuffer_Release(&view);
+    return cps;
+}
+
+static PyObject *iconv_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "expected (cd, data, kind, search)");
+        return NULL;
+    }
+    int kind = (int)PyLong_AsLong(args[2]);
+    if (kind == -1 && PyErr_Occurred())
+        return NULL;
+    int search = PyObject_IsTrue(args[3]);
+    if (search < 0)
+        return NULL;
+    Py_ssize_t p, end, n;
+    int e;
+    PyObject *cps = iconv_do(args[0], args[1], kind, search, &p, &e, &end, &n);
+    if (!cps)
+        return NULL;
+    PyObject *res = Py_BuildValue("(ninO)", p, e, end, cps);
+    Py_DECREF(cps);
     return res;
+}
+
+PyDoc_STRVAR(iconv_screen_doc,
+"iconv_screen(decoder, kind, data)\n\n"
+"utf8fuzz.decoders.iconv.Iconv.screen in C: iconv_run(decoder._cd, data, kind, True)\n"
+"as the screen's views - every text view (a tuple) when it converted everything,\n"
+"else the strict span and reason - or None (where C could not read the output, on\n"
+"another errno, or with the descriptor closed: the full path tells). The descriptor\n"
+"is read from the decoder at each call.");
+
+/* Four converters on every fuzz input: as a Python method the screen's frame cost
+ * about as much as the conversion. */
+static PyObject *iconv_screen(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "expected (decoder, kind, data)");
+        return NULL;
+    }
+    int kind = (int)PyLong_AsLong(args[1]);
+    if (kind == -1 && PyErr_Occurred())
+        return NULL;
+    PyObject *cd = PyObject_GetAttrString(args[0], "_cd");
+    Py_ssize_t p, end, n;
+    int e;
+    PyObject *cps = cd ? iconv_do(cd, args[2], kind, 1, &p, &e, &end, &n) : NULL;
+    Py_XDECREF(cd);
+    if (!cps) {
+        /* a closed descriptor, a decoder gone: the full path tells (a crash) -
+         * except running out of memory, which the differ's loop turns into None */
+        if (PyErr_ExceptionMatches(PyExc_Exception) &&
+            !PyErr_ExceptionMatches(PyExc_MemoryError)) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        return NULL;
+    }
+    PyObject *d = NULL, *sp = NULL;
+    if (e == 0 && cps != Py_None) {  /* accepted: what it wrote is every text view */
+        if ((d = PyDict_New()) &&
+            (PyDict_SetItem(d, K_strict, Py_None) < 0 || PyDict_SetItem(d, K_reason, Py_None) < 0 ||
+             PyDict_SetItem(d, K_spans, S_no_spans) < 0 || PyDict_SetItem(d, K_replace, cps) < 0 ||
+             PyDict_SetItem(d, K_ignore, cps) < 0 || PyDict_SetItem(d, K_escape, cps) < 0))
+            Py_CLEAR(d);
+    } else if (e == EINVAL || e == EILSEQ) {
+        if ((sp = span(p, e == EINVAL ? n : end)) && (d = PyDict_New()) &&
+            (PyDict_SetItem(d, K_strict, sp) < 0 ||
+             PyDict_SetItem(d, K_reason, e == EINVAL ? S_truncated : S_illegal) < 0))
+            Py_CLEAR(d);
+        Py_XDECREF(sp);
+    } else {
+        d = Py_NewRef(Py_None);  /* the full path decides, or raises it: a crash */
+    }
+    Py_DECREF(cps);
+    return d;
 }
 
 PyDoc_STRVAR(iconv_convert_doc,
@@ -1560,6 +1631,7 @@ static PyMethodDef methods[] = {
     {"codec_screen", (PyCFunction)(void (*)(void))codec_screen, METH_FASTCALL, codec_screen_doc},
     {"fast_screen", (PyCFunction)(void (*)(void))fast_screen, METH_FASTCALL, fast_screen_doc},
     {"iconv_run", (PyCFunction)(void (*)(void))iconv_run, METH_FASTCALL, iconv_run_doc},
+    {"iconv_screen", (PyCFunction)(void (*)(void))iconv_screen, METH_FASTCALL, iconv_screen_doc},
     {"iconv_convert", (PyCFunction)(void (*)(void))iconv_convert, METH_FASTCALL,
      iconv_convert_doc},
     {NULL, NULL, 0, NULL},

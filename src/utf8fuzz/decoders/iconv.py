@@ -31,15 +31,18 @@ tests/decoders/test_iconv.py keeps the old pure-ctypes path as the oracle
 the C glue is checked against.
 
 The screen (the fuzz loop's cheap tier) is the same calls, span search included,
-as the views ``strict`` and ``reason`` (all the outcome shows on ill-formed
-input); only the valid input's text needs the full outcome.
+as the outcome's views: ``strict`` and ``reason``, and on valid input the text as
+every text view - complete (``screen_complete``). It is C
+(``_native.iconv_screen``, held equal to :meth:`Iconv.screen`), which reads the
+descriptor from the decoder at each call, so a closed one is never used.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
-from functools import cache
+import weakref
+from functools import cache, partial
 from typing import Any
 
 from utf8fuzz.decoders.base import Decoder, Unavailable
@@ -99,6 +102,12 @@ class Iconv(Decoder):
             raise OSError(f"iconv_open({target}, UTF-8) failed")
         self._kind = _KIND[target]
         self.last_raw: tuple[int, str | None] = (0, None)
+        if type(self) is Iconv:
+            # the screen below in C, reading the descriptor at each call (tests
+            # hold the two equal); a subclass keeps its own. A proxy: the decoder
+            # holding its own screen would be a cycle, freed only by the collector.
+            self.screen = partial(  # type: ignore[method-assign]
+                _native.iconv_screen, weakref.proxy(self), self._kind)
 
     def versions(self) -> dict[str, str]:
         return {"libc": libc_version(), "iconv": f"UTF-8 to {self.target}"}
