@@ -92,6 +92,7 @@ from utf8fuzz.profiles import REGISTRY
 from utf8fuzz.profiles.walk import screen_many
 
 _ORDER = VIEWS  # most detailed first
+_new_tuple = tuple.__new__
 
 
 class Difference(NamedTuple):
@@ -383,7 +384,9 @@ class Differ:
                     if feat is None:
                         feat = features[j, k, idx] = _feature(data, walks[j][k], idx,
                                                               self._oracles[k])
-                    diffs[j].append(Difference(d.name, d.profile, klass, *feat, view, detail))
+                    # (tuple.__new__: the NamedTuple's __new__ without its Python frame)
+                    diffs[j].append(_new_tuple(Difference, (d.name, d.profile, klass, *feat,
+                                                            view, detail)))
                     continue
                 ref = refs[j].get(k)
                 if ref is None:
