@@ -74,5 +74,7 @@ asan-test: setup
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 UTF8FUZZ_EXPECT_SANITIZED=$(ASAN) \
 	  LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" PYTHONPATH=$(ASAN) \
 	  $(PY) -m pytest -q -p no:cacheprovider tests/fast tests/decoders/test_icu.py tests/decoders/test_iconv.py \
-	  tests/decoders/test_native_out_of_memory.py \
-	  tests/profiles/test_walk.py tests/engine/test_judge.py
+	  tests/decoders/test_native_out_of_memory.py tests/decoders/test_cpython.py \
+	  tests/profiles/test_walk.py tests/engine/test_judge.py \
+	  tests/engine/test_coverage.py::test_feed_walk_is_the_loop_over_feature_ids \
+	  tests/engine/test_coverage.py::test_two_coverages_fed_by_one_walker_keep_their_own_counters

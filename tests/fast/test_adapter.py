@@ -136,3 +136,20 @@ def test_a_screened_outcome_names_the_code_path_it_ran_on():
         assert res.outcomes[d.name].provenance["path"].startswith("scalar")
     finally:
         fast.set_path(before if before else "auto")
+
+
+@settings(max_examples=200, deadline=None)
+@given(structured())
+def test_complete_screens_are_the_full_outcomes(data: bytes) -> None:
+    # _native.fast_screen (the sampled inputs' stand-in for run()): every view of
+    # the full outcome, tokens packed; under make asan-test with the C sanitized
+    if adapter._native is None:
+        pytest.skip("the C glue (utf8fuzz.decoders._native) is not built")
+    from utf8fuzz.outcome import unpack_tokens
+
+    for dec in (UNICODE, CORRECTED):
+        out, seen = dec.decode(data), dec.complete_screen(data)
+        assert seen is not None and out.ok
+        assert unpack_tokens(seen.pop("tokens")) == out.tokens
+        assert {v: tuple(map(ord, x)) if type(x) is str and v != "reason" else x
+                for v, x in seen.items()} == {v: out.view(v) for v in seen}
