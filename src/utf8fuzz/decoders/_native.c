@@ -806,6 +806,18 @@ static PyObject *record_base(PyObject *mod, PyObject *arg)
 
 /* ---- CPython's one-shot screens ----------------------------------------------- */
 
+/* What a screen whose call raised returns: None, the full path telling (a crash
+ * outcome) - except when memory ran out, which is raised: the differ's loop turns
+ * it into None itself, and tests can tell it from an answer. */
+static PyObject *screen_failed(void)
+{
+    if (PyErr_ExceptionMatches(PyExc_Exception) && !PyErr_ExceptionMatches(PyExc_MemoryError)) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return NULL;
+}
+
 /* _no_error(text) of cpython.py: a decode that met no error - its text is every text
  * view, and there are no spans. */
 static PyObject *no_error(PyObject *text)
@@ -898,13 +910,7 @@ static PyObject *codec_screen(PyObject *mod, PyObject *const *args, Py_ssize_t n
     if (res)
         return res;
 other:
-    /* the full path tells - except running out of memory, which the differ's loop
-     * turns into None itself (and which tests can tell from an answer) */
-    if (PyErr_ExceptionMatches(PyExc_Exception) && !PyErr_ExceptionMatches(PyExc_MemoryError)) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    return NULL;
+    return screen_failed();
 }
 
 /* ---- the CPython incremental decoder, written out ------------------------------- */
@@ -1552,16 +1558,8 @@ static PyObject *iconv_screen(PyObject *mod, PyObject *const *args, Py_ssize_t n
     int e;
     PyObject *cps = cd ? iconv_do(cd, args[2], kind, 1, &p, &e, &end, &n) : NULL;
     Py_XDECREF(cd);
-    if (!cps) {
-        /* a closed descriptor, a decoder gone: the full path tells (a crash) -
-         * except running out of memory, which the differ's loop turns into None */
-        if (PyErr_ExceptionMatches(PyExc_Exception) &&
-            !PyErr_ExceptionMatches(PyExc_MemoryError)) {
-            PyErr_Clear();
-            Py_RETURN_NONE;
-        }
-        return NULL;
-    }
+    if (!cps)  /* a closed descriptor, a decoder gone: the full path tells (a crash) */
+        return screen_failed();
     PyObject *d = NULL, *sp = NULL;
     if (e == 0 && cps != Py_None) {  /* accepted: what it wrote is every text view */
         if ((d = PyDict_New()) &&
