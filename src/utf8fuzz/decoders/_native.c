@@ -830,31 +830,48 @@ static PyObject *no_error(PyObject *text)
     return d;
 }
 
-/* The UnicodeDecodeError being raised as {"strict": (start, end), "reason": ...}, the
- * error cleared; NULL with the error kept when it is anything else. */
-static PyObject *first_error_views(Py_ssize_t base)
+/* The UnicodeDecodeError being raised, taken: its span, offsets shifted by base (a
+ * new tuple), and its reason as a view says it (truncated for CPython's "unexpected
+ * end of data", else illegal; a new reference). 0 with the error cleared - only the
+ * values are kept, not the exception (whose traceback would hold frames); -1 with
+ * an exception set. */
+static int take_decode_error(Py_ssize_t base, PyObject **span_out, PyObject **reason_out)
 {
-    if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
-        return NULL;
     PyObject *type, *exc, *tb;
     PyErr_Fetch(&type, &exc, &tb);
     PyErr_NormalizeException(&type, &exc, &tb);
     Py_XDECREF(type);
     Py_XDECREF(tb);
     Py_ssize_t a, b;
-    PyObject *d = NULL, *reason = NULL, *sp = NULL;
-    if (PyUnicodeDecodeError_GetStart(exc, &a) == 0 && PyUnicodeDecodeError_GetEnd(exc, &b) == 0 &&
-        (reason = PyUnicodeDecodeError_GetReason(exc))) {
+    PyObject *reason = NULL;
+    int ok = PyUnicodeDecodeError_GetStart(exc, &a) == 0 &&
+             PyUnicodeDecodeError_GetEnd(exc, &b) == 0 &&
+             (reason = PyUnicodeDecodeError_GetReason(exc));
+    if (ok) {
         int eq = PyUnicode_Compare(reason, S_end_of_data);
-        if (!(eq == -1 && PyErr_Occurred()) && (sp = span(base + a, base + b)) &&
-            (d = PyDict_New()) &&
-            (PyDict_SetItem(d, K_strict, sp) < 0 ||
-             PyDict_SetItem(d, K_reason, eq == 0 ? S_truncated : S_illegal) < 0))
-            Py_CLEAR(d);
+        ok = !(eq == -1 && PyErr_Occurred()) && (*span_out = span(base + a, base + b));
+        if (ok)
+            *reason_out = Py_NewRef(eq == 0 ? S_truncated : S_illegal);
     }
     Py_XDECREF(reason);
-    Py_XDECREF(sp);
     Py_DECREF(exc);
+    return ok ? 0 : -1;
+}
+
+/* The UnicodeDecodeError being raised as {"strict": (start, end), "reason": ...}, the
+ * error cleared; NULL with the error kept when it is anything else. */
+static PyObject *first_error_views(void)
+{
+    if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+        return NULL;
+    PyObject *sp, *reason, *d = NULL;
+    if (take_decode_error(0, &sp, &reason) < 0)
+        return NULL;
+    if ((d = PyDict_New()) &&
+        (PyDict_SetItem(d, K_strict, sp) < 0 || PyDict_SetItem(d, K_reason, reason) < 0))
+        Py_CLEAR(d);
+    Py_DECREF(sp);
+    Py_DECREF(reason);
     return d;
 }
 
@@ -885,7 +902,7 @@ static PyObject *codec_screen(PyObject *mod, PyObject *const *args, Py_ssize_t n
     Py_ssize_t n = PyBytes_GET_SIZE(args[3]);
     PyObject *text = PyUnicode_DecodeUTF8(p, n, errors), *res = NULL;
     if (!text) {
-        if (how == 0 && (res = first_error_views(0)))
+        if (how == 0 && (res = first_error_views()))
             return res;
         goto other;
     }
@@ -901,7 +918,7 @@ static PyObject *codec_screen(PyObject *mod, PyObject *const *args, Py_ssize_t n
         if (strict) {
             Py_DECREF(strict);
             res = no_error(text);  /* the U+FFFD was the input's */
-        } else if ((res = first_error_views(0))) {
+        } else if ((res = first_error_views())) {
             if (PyDict_SetItem(res, K_replace, text) < 0)
                 Py_CLEAR(res);
         }
@@ -989,26 +1006,7 @@ static PyObject *incremental_screen(PyObject *mod, PyObject *const *args, Py_ssi
             if (ok) {
                 Py_DECREF(ok);  /* the U+FFFD was the input's */
             } else if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
-                /* the values only: no exception (and no traceback) is kept */
-                PyObject *type, *exc, *tb;
-                PyErr_Fetch(&type, &exc, &tb);
-                PyErr_NormalizeException(&type, &exc, &tb);
-                Py_XDECREF(type);
-                Py_XDECREF(tb);
-                Py_ssize_t s, e;
-                if (PyUnicodeDecodeError_GetStart(exc, &s) < 0 ||
-                    PyUnicodeDecodeError_GetEnd(exc, &e) < 0 ||
-                    !(reason = PyUnicodeDecodeError_GetReason(exc))) {
-                    bad = 1;
-                } else {
-                    int eq = PyUnicode_Compare(reason, S_end_of_data);
-                    Py_SETREF(reason, Py_NewRef(eq == 0 ? S_truncated : S_illegal));
-                    if (eq == -1 && PyErr_Occurred())
-                        bad = 1;
-                    else if (!(first = span(base + s, base + e)))
-                        bad = 1;
-                }
-                Py_DECREF(exc);
+                bad = take_decode_error(base, &first, &reason) < 0;
             } else {
                 bad = 1;
             }

@@ -39,7 +39,7 @@ can offer on this machine, and for what it cannot, one line saying why.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -145,6 +145,16 @@ class Decoder(ABC):
         the full outcome, but eight times the cheap screen, so it stands in for the
         one and not the other."""
         return None
+
+    def _bind_c(self, cls: type, operation: str, c: Callable[[], Any] | None) -> None:
+        """Make ``operation`` (``"screen"`` or ``"complete_screen"``) the C callable
+        ``c()`` gives - C glue doing what the method does, without a Python frame
+        (the differ's loop calls it from C) - when there is such C (``c`` is not
+        None) and this is ``cls`` itself: a subclass (a planted bug) may override
+        what the method reads, so it keeps the method. Tests hold each to its
+        method."""
+        if c is not None and type(self) is cls:
+            setattr(self, operation, c())
 
     def decode_many(self, inputs: Sequence[bytes]) -> list[Outcome]:
         """Decode several inputs, in order. Optional: out-of-process adapters (node,

@@ -208,11 +208,10 @@ class CPythonDecoder(Decoder):
     """Shared versions; subclasses implement ``run``."""
 
     def _screen_in_c(self, cls: type, how: int, errors: str, view: str = "") -> None:
-        """Make this adapter's screen ``_native.codec_screen`` (see *Screens* above)
-        when the C glue is built and this is ``cls`` itself: a subclass may override
-        what its screen reads."""
-        if _native is not None and type(self) is cls:
-            self.screen = partial(_native.codec_screen, how, errors, view)  # type: ignore[method-assign]
+        """The screen as ``_native.codec_screen`` (see *Screens* above), where it
+        is built (:meth:`~utf8fuzz.decoders.base.Decoder._bind_c`)."""
+        self._bind_c(cls, "screen", _native and (
+            lambda: partial(_native.codec_screen, how, errors, view)))
 
     def versions(self) -> dict[str, str]:
         return {

@@ -135,17 +135,17 @@ def _corrected_len(b: int) -> int:
 class _Fast(Decoder):
     shows = frozenset(VIEWS)
     own = True
+    #: The class whose instances' complete screen is C (set below for the two
+    #: adapters, so that a subclass of either keeps the method: see _bind_c).
+    _C_CLASS: type | None = None
 
     def __init__(self, fast: Any) -> None:
         self._fast = fast
         self._versions: dict[tuple[str, str], dict[str, str]] = {}
-        if _native is not None and type(self) in _SCREENED_IN_C:
-            # the complete screen (see the module docstring): a C partial, called
-            # by the differ's C loop without a Python frame. Not for a subclass: it
-            # may override what the C derives (a planted bug).
-            self.complete_screen = partial(  # type: ignore[method-assign]
-                _native.fast_screen, *self._functions(), bytes(self.LEAD_LENGTHS),
-                bytes(b in self.RESERVED_LEADS for b in range(256)))
+        # the complete screen (see the module docstring)
+        self._bind_c(self._C_CLASS or _Fast, "complete_screen", _native and (
+            lambda: partial(_native.fast_screen, *self._functions(), bytes(self.LEAD_LENGTHS),
+                            bytes(b in self.RESERVED_LEADS for b in range(256)))))
 
     def _functions(self) -> tuple[Callable[..., Any], Callable[..., Any] | None,
                                   Callable[..., Any], Callable[..., Any],
@@ -373,8 +373,7 @@ class FastCorrected(_Fast):
     RESERVED_LEADS = frozenset({0xFE, 0xFF})
 
 
-#: The classes whose complete screen is ``_native.fast_screen`` (``_Fast.__init__``).
-_SCREENED_IN_C = (FastUnicode, FastCorrected)
+FastUnicode._C_CLASS, FastCorrected._C_CLASS = FastUnicode, FastCorrected
 
 
 def fast_module() -> Any:

@@ -102,12 +102,10 @@ class Iconv(Decoder):
             raise OSError(f"iconv_open({target}, UTF-8) failed")
         self._kind = _KIND[target]
         self.last_raw: tuple[int, str | None] = (0, None)
-        if type(self) is Iconv:
-            # the screen below in C, reading the descriptor at each call (tests
-            # hold the two equal); a subclass keeps its own. A proxy: the decoder
-            # holding its own screen would be a cycle, freed only by the collector.
-            self.screen = partial(  # type: ignore[method-assign]
-                _native.iconv_screen, weakref.proxy(self), self._kind)
+        # the screen below in C, reading the descriptor at each call. A proxy: the
+        # decoder holding its own screen would be a cycle, freed only by the collector.
+        self._bind_c(Iconv, "screen",
+                     lambda: partial(_native.iconv_screen, weakref.proxy(self), self._kind))
 
     def versions(self) -> dict[str, str]:
         return {"libc": libc_version(), "iconv": f"UTF-8 to {self.target}"}

@@ -182,8 +182,7 @@ class Result:
                 out[d.name] = (
                     Outcome(len(self.data), views=seen, provenance=d._provenance())
                     if type(packed) is not bytes  # else: every token, so every view
-                    else Outcome.from_tokens(unpack_tokens(packed), len(self.data),
-                                             d._provenance(), data=self.data))
+                    else _packed_outcome(packed, self.data, d._provenance()))
             out.update(self._outcomes)
             self._outcomes = out
             self._lazy = None
@@ -663,12 +662,17 @@ def _views_from_tokens(screen: Callable[[bytes], Any]) -> Callable[[bytes], Any]
     def views(data: bytes) -> Any:
         seen = screen(data)
         if type(seen) is dict and len(seen) == 1 and type(seen.get("tokens")) is bytes:
-            out = Outcome.from_tokens(unpack_tokens(seen["tokens"]), len(data), data=data,
-                                      check=False)
+            out = _packed_outcome(seen["tokens"], data)
             return {v: out.view(v) for v in VIEWS}
         return seen
 
     return views
+
+
+def _packed_outcome(packed: bytes, data: bytes,
+                    provenance: dict[str, str] | None = None) -> Outcome:
+    """The outcome of a screen's packed tokens (``outcome.pack_tokens``): every view."""
+    return Outcome.from_tokens(unpack_tokens(packed), len(data), provenance, data=data)
 
 
 class _Ref:
