@@ -17,11 +17,13 @@ fuzz: setup
 
 test: setup
 	$(PY) -m ruff check src tests fuzz
+	$(PY) -m mypy
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py $(wildcard src/utf8fuzz/fast/*.c src/utf8fuzz/fast/*.h src/utf8fuzz/decoders/*.c src/utf8fuzz/profiles/*.c) scripts/system-deps.sh
+$(STAMP): pyproject.toml setup.py $(wildcard src/utf8fuzz/*.h src/utf8fuzz/fast/*.c src/utf8fuzz/fast/*.h src/utf8fuzz/decoders/*.c src/utf8fuzz/decoders/*.h src/utf8fuzz/profiles/*.c src/utf8fuzz/profiles/*.h src/utf8fuzz/engine/*.c) scripts/system-deps.sh
 	bash scripts/system-deps.sh
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip "setuptools>=77" wheel  # asan-test builds with the venv's setuptools
@@ -75,6 +77,15 @@ asan-test: setup
 	  LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" PYTHONPATH=$(ASAN) \
 	  $(PY) -m pytest -q -p no:cacheprovider tests/fast tests/decoders/test_icu.py tests/decoders/test_iconv.py \
 	  tests/decoders/test_native_out_of_memory.py tests/decoders/test_cpython.py \
-	  tests/profiles/test_walk.py tests/engine/test_judge.py \
+	  tests/decoders/test_tiling.py tests/profiles/test_walk.py tests/engine/test_judge.py \
+	  tests/engine/test_screening_loop.py \
 	  tests/engine/test_coverage.py::test_feed_walk_is_the_loop_over_feature_ids \
 	  tests/engine/test_coverage.py::test_two_coverages_fed_by_one_walker_keep_their_own_counters
+
+# The fuzz loop's executions per CPU-second on a fixed input stream, and with
+# valgrind installed its instructions per input (docs/performance.md, "How to
+# measure"). BENCH_LOOP_ARGS="--compare ../other/src" adds another tree, in pairs.
+BENCH_LOOP_ARGS ?=
+.PHONY: bench-loop
+bench-loop: setup
+	$(VENV)/bin/utf8fuzz bench --loop --callgrind $(BENCH_LOOP_ARGS)

@@ -16,6 +16,8 @@ adapters, the differential engine, reports) lives in subpackages.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from utf8fuzz.outcome import Outcome, Token, ViewUnavailable
 from utf8fuzz.policies import POLICIES, decode_tokens
 from utf8fuzz.profiles import PROFILES, EncodeError, get_profile
@@ -48,14 +50,14 @@ def decode(data: bytes | bytearray | memoryview, profile: str = "unicode",
     )
 
 
-def encode(codepoints: object, profile: str = "unicode") -> bytes:
+def encode(codepoints: str | Iterable[int], profile: str = "unicode") -> bytes:
     """Encode code points in ``profile``'s (shortest) form; :class:`EncodeError`
     (a ValueError) names the first code point the profile cannot encode."""
     prof = get_profile(profile)
     if isinstance(codepoints, str):
         codepoints = [ord(c) for c in codepoints]
     try:
-        cps = [int(c) for c in codepoints]  # type: ignore[attr-defined]
+        cps = [int(c) for c in codepoints]
     except TypeError:
         raise TypeError(
             f"codepoints must be an iterable of ints or a str, not {type(codepoints).__name__}"

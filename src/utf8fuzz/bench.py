@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from array import array
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
@@ -180,16 +181,25 @@ def run(classes: list[str] | None = None, sizes: list[str] | None = None, repeat
             errors = "replace" if cls == "invalid10" else "strict"
             if fast.decode(data, errors) != data.decode("utf-8", errors):
                 raise AssertionError(f"fast.decode differs from CPython on the {cls} input")
-            cpy, fst = time_pair(lambda d=data, e=errors: d.decode("utf-8", e),
-                                 lambda d=data, e=errors: fast.decode(d, e),
-                                 len(data), repeats, budget_ms)
+
+            def cpython_decode(d: bytes = data, e: str = errors) -> str:
+                return d.decode("utf-8", e)
+
+            def fast_decode(d: bytes = data, e: str = errors) -> str:
+                return fast.decode(d, e)
+
+            cpy, fst = time_pair(cpython_decode, fast_decode, len(data), repeats, budget_ms)
             rows.append(Row(cls, size_name, len(data), round(cpy, 1), round(fst, 1),
                             round(fst / cpy, 2), TARGETS[cls] if size_name == "64KiB" else None))
-    corrected = []
+    corrected: list[dict[str, object]] = []
     for size_name in sizes or list(SIZES):
         mix = make_input("mix", SIZES[size_name]).decode()
         cdata = fast.encode_corrected(mix)
-        mbs = time_one(lambda d=cdata: fast.decode_corrected(d), len(cdata), repeats, budget_ms)
+
+        def decode_corrected(d: bytes = cdata) -> array[int]:
+            return fast.decode_corrected(d)
+
+        mbs = time_one(decode_corrected, len(cdata), repeats, budget_ms)
         corrected.append({"size": size_name, "nbytes": len(cdata), "mbs": round(mbs, 1),
                           "target_mbs": CORRECTED_TARGET_MBS})
     return {

@@ -37,21 +37,25 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, TypeAlias, overload
 
 TokenKind = Literal["char", "error", "reserved"]
 Reason = Literal["illegal", "truncated"]
 Status = Literal["ok", "crash", "timeout"]
+#: The names of the views (see the module docstring).
+ViewName = Literal["tokens", "spans", "strict", "reason", "replace", "ignore", "escape"]
+TextViewName = Literal["replace", "ignore", "escape"]
 
 REPLACEMENT = 0xFFFD
 
 #: Every view name, most detailed first.
-VIEWS: tuple[str, ...] = ("tokens", "spans", "strict", "reason", "replace", "ignore", "escape")
-_ALL_VIEWS = frozenset(VIEWS)
-#: The views that are text (code points): a screen may give them as a ``str``.
+VIEWS: tuple[ViewName, ...] = (
+    "tokens", "spans", "strict", "reason", "replace", "ignore", "escape")
+_ALL_VIEWS: frozenset[str] = frozenset(VIEWS)
+#: The views that are text (code points): a partial outcome may hold them as a ``str``.
 TEXT_VIEWS: frozenset[str] = frozenset({"replace", "ignore", "escape"})
 
-Span = tuple[int, int]
+Span: TypeAlias = tuple[int, int]
 
 
 class ViewUnavailable(LookupError):
@@ -75,9 +79,16 @@ class Token(NamedTuple):
     end: int
     reason: Reason | None = None
 
-    def as_list(self) -> list[Any]:
+    def as_list(self) -> list[str | int | None]:
         """The stable JSON form: ``[kind, value or null, start, end]``."""
         return [self.kind, self.value, self.start, self.end]
+
+
+#: A view's value, as :meth:`Outcome.view` gives it: ``tokens`` a tuple of Tokens,
+#: ``spans`` a tuple of Spans, ``strict`` a Span or None, ``reason`` a str or None,
+#: the text views a tuple of code points. A partial outcome may also hold a text
+#: view as the ``str`` of its code points (``view`` gives the tuple).
+View: TypeAlias = tuple[Token, ...] | tuple[Span, ...] | Span | tuple[int, ...] | str | None
 
 
 _KINDS: tuple[TokenKind, ...] = ("char", "error", "reserved")
@@ -87,15 +98,13 @@ _REASON_CODE = {r: i for i, r in enumerate(_REASONS)}
 
 
 def pack_tokens(tokens: Iterable[Token]) -> bytes:
-    """Tokens as bytes: four native int64 per token - ``kind | reason << 8`` (kinds
-    char, error, reserved as 0, 1, 2; reasons None, illegal, truncated as 0, 1, 2),
-    ``start``, ``end``, and ``value`` (-1 for None).
+    """Tokens in a compact form, as bytes: four native int64 per token -
+    ``kind | reason << 8`` (kinds char, error, reserved as 0, 1, 2; reasons None,
+    illegal, truncated as 0, 1, 2), ``start``, ``end``, and ``value`` (-1 for None).
 
-    A screen may show its ``tokens`` view in this form (see
-    :meth:`utf8fuzz.decoders.base.Decoder.screen`): C code that makes tokens (the
-    ICU glue, the reference walk) packs them without a Token object each, and the
-    differ compares two packings as one bytes comparison. In-process only (the
-    byte order is the machine's): outcomes are stored as JSON."""
+    C code that makes tokens can write this form without a Token object each, and
+    two packings of the same tokens are equal bytes. In-process only (the byte
+    order is the machine's): outcomes are stored as JSON."""
     a = array("q")
     for t in tokens:
         a.extend((_KIND_CODE[t.kind] | _REASON_CODE[t.reason] << 8, t.start, t.end,
@@ -109,7 +118,7 @@ def unpack_tokens(packed: bytes) -> tuple[Token, ...]:
     if len(packed) % (4 * a.itemsize):
         raise ValueError(f"packed tokens: {len(packed)} bytes is not a whole number of tokens")
     a.frombytes(packed)
-    out = []
+    out: list[Token] = []
     for i in range(0, len(a), 4):
         kr, start, end, value = a[i : i + 4]
         kind, reason = kr & 0xFF, kr >> 8
@@ -132,7 +141,7 @@ class Outcome:
     length: int
     status: Status = "ok"
     tokens_: tuple[Token, ...] | None = None
-    views: dict[str, Any] = field(default_factory=dict)
+    views: dict[str, View] = field(default_factory=dict)
     detail: str | None = None
     provenance: dict[str, str] = field(default_factory=dict, compare=False)
     data: bytes | None = field(default=None, compare=False, repr=False)
@@ -171,7 +180,7 @@ class Outcome:
         unknown = set(views) - _ALL_VIEWS - {"tokens"}
         if unknown:
             raise ValueError(f"unknown view(s): {', '.join(sorted(unknown))}")
-        norm: dict[str, Any] = {}
+        norm: dict[str, View] = {}
         for name, v in views.items():
             # Adapters build these for every fuzz input: tuple() only when needed.
             if name in TEXT_VIEWS:
@@ -194,7 +203,7 @@ class Outcome:
 
     @classmethod
     def _make(cls, length: int, status: Status, tokens_: tuple[Token, ...] | None,
-              views: dict[str, Any], detail: str | None, provenance: dict[str, str],
+              views: dict[str, View], detail: str | None, provenance: dict[str, str],
               data: bytes | None) -> Outcome:
         """``cls(...)`` with every field given, without the frozen dataclass's
         ``__init__`` (an ``object.__setattr__`` per field): the fuzz loop makes
@@ -220,7 +229,20 @@ class Outcome:
             return _ALL_VIEWS if self.data is not None else _ALL_VIEWS - {"escape"}
         return frozenset(self.views)
 
-    def view(self, name: str) -> Any:
+    @overload
+    def view(self, name: Literal["tokens"]) -> tuple[Token, ...]: ...
+    @overload
+    def view(self, name: Literal["spans"]) -> tuple[Span, ...]: ...
+    @overload
+    def view(self, name: Literal["strict"]) -> Span | None: ...
+    @overload
+    def view(self, name: Literal["reason"]) -> str | None: ...
+    @overload
+    def view(self, name: TextViewName) -> tuple[int, ...]: ...
+    @overload
+    def view(self, name: str) -> View: ...
+
+    def view(self, name: str) -> View:
         """The named view, derived from tokens when there are tokens."""
         if name not in _ALL_VIEWS:
             raise ValueError(f"unknown view {name!r}; views are {', '.join(VIEWS)}")
@@ -230,7 +252,7 @@ class Outcome:
             if name not in self.views:
                 raise ViewUnavailable(f"this decoder does not show {name!r}")
             v = self.views[name]
-            # A screen may record a text view as the str it got (see Decoder.screen).
+            # A text view may be held as the str of its code points.
             return tuple(map(ord, v)) if type(v) is str and name in TEXT_VIEWS else v
         toks = self.tokens_
         errors = [t for t in toks if t.kind != "char"]
@@ -245,9 +267,10 @@ class Outcome:
                 return None
             return errors[0].reason if errors[0].kind == "error" else "reserved"
         if name == "replace":
-            return tuple(t.value if t.kind == "char" else REPLACEMENT for t in toks)  # type: ignore[misc]
+            return tuple(REPLACEMENT if t.value is None or t.kind != "char" else t.value
+                         for t in toks)
         if name == "ignore":
-            return tuple(t.value for t in toks if t.kind == "char")  # type: ignore[misc]
+            return tuple(t.value for t in toks if t.kind == "char" and t.value is not None)
         # escape: CPython's surrogateescape needs the input bytes themselves.
         if self.data is None:
             raise ViewUnavailable("'escape' needs the input bytes: use escape_view(data)")
@@ -257,7 +280,7 @@ class Outcome:
 
     @property
     def tokens(self) -> tuple[Token, ...]:
-        return self.view("tokens")  # type: ignore[no-any-return]
+        return self.view("tokens")
 
     def codepoints(self, replacement: int | None = REPLACEMENT) -> list[int]:
         """Output code points: each error or reserved unit becomes ``replacement``
@@ -266,12 +289,13 @@ class Outcome:
             return list(self.view("ignore"))
         if replacement == REPLACEMENT:
             return list(self.view("replace"))
-        return [t.value if t.kind == "char" else replacement for t in self.tokens]  # type: ignore[misc]
+        return [replacement if t.value is None or t.kind != "char" else t.value
+                for t in self.tokens]
 
     @property
     def first_error(self) -> Span | None:
         """The first error's span in CPython's UnicodeDecodeError convention."""
-        return self.view("strict")  # type: ignore[no-any-return]
+        return self.view("strict")
 
     @property
     def error_spans(self) -> list[Span]:
@@ -284,11 +308,11 @@ class Outcome:
     def escape_view(self, data: bytes) -> tuple[int, ...]:
         """CPython's surrogateescape output: each byte of an error becomes U+DC80+byte."""
         if self.tokens_ is None:
-            return self.view("escape")  # type: ignore[no-any-return]
+            return self.view("escape")
         out: list[int] = []
         for t in self.tokens_:
-            if t.kind == "char":
-                out.append(t.value)  # type: ignore[arg-type]
+            if t.kind == "char" and t.value is not None:
+                out.append(t.value)
             else:
                 out.extend(0xDC00 + b for b in data[t.start : t.end])
         return tuple(out)
@@ -322,7 +346,7 @@ class Outcome:
         return cls.partial(d["length"], provenance=prov, **views)
 
 
-def _jsonable(v: Any) -> Any:
+def _jsonable(v: object) -> object:
     if isinstance(v, tuple):
         return [_jsonable(x) for x in v]
     return v

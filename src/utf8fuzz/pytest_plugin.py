@@ -18,9 +18,15 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TracebackStyle  # pytest exports no name for it
+
+    from utf8fuzz.decoders.base import Decoder
+    from utf8fuzz.engine.corpus import Entry, Problem
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,8 +43,10 @@ class ReplayFailure(AssertionError):
 
 
 class CorpusItem(pytest.Item):
-    def __init__(self, *, entry: Any = None, problem: Any = None, specs: tuple[str, ...] = (),
-                 **kw: Any) -> None:
+    """One corpus entry, or one corrupt sidecar (``problem``): exactly one is given."""
+
+    def __init__(self, *, entry: Entry | None = None, problem: Problem | None = None,
+                 specs: tuple[str, ...] = (), **kw: Any) -> None:
         super().__init__(**kw)
         self.entry = entry
         self.problem = problem
@@ -47,19 +55,24 @@ class CorpusItem(pytest.Item):
     def runtest(self) -> None:
         if self.problem is not None:
             raise ReplayFailure(f"corrupt corpus entry {self.problem}")
+        if self.entry is None:
+            raise TypeError("a CorpusItem has an entry or a problem")
         check_entry(self.entry, self.specs)
 
-    def repr_failure(self, excinfo: Any, style: Any = None) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: TracebackStyle | None = None) -> str:
         if isinstance(excinfo.value, ReplayFailure):
             return str(excinfo.value)
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        path = self.entry.path if self.entry is not None else self.problem.path
-        return Path(path), None, self.name
+        where = self.entry if self.entry is not None else self.problem
+        if where is None:
+            raise TypeError("a CorpusItem has an entry or a problem")
+        return Path(where.path), None, self.name
 
 
-def check_entry(entry: Any, specs: tuple[str, ...] = ()) -> None:
+def check_entry(entry: Entry, specs: tuple[str, ...] = ()) -> None:
     """Replay one entry; raise ReplayFailure on a failure, pytest.skip when every
     recorded decoder is unavailable, and warn for each note."""
     from utf8fuzz.engine.replay import replay_entry
@@ -79,10 +92,10 @@ def check_entry(entry: Any, specs: tuple[str, ...] = ()) -> None:
         pytest.skip("; ".join(v.message for v in skipped))
 
 
-def _resolve_specs(specs: tuple[str, ...]) -> list[Any]:
+def _resolve_specs(specs: tuple[str, ...]) -> list[Decoder]:
     from utf8fuzz import decoders
 
-    out: list[Any] = []
+    out: list[Decoder] = []
     for s in specs:
         out += decoders.resolve(s)
     return out

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from utf8fuzz.engine.boundaries import BLOCKS, BOUNDARY_CODEPOINTS, all_snippets, bad_snippets
+from utf8fuzz.engine.boundaries import BOUNDARY_CODEPOINTS, all_snippets, bad_snippets
 from utf8fuzz.profiles import get_profile
 from utf8fuzz.profiles.table import EncodeError
+from utf8fuzz.profiles.walk import BLOCKS
 
 __all__ = [
     "block_boundary_inputs",

@@ -7,10 +7,10 @@ import codecs
 from functools import partial
 
 import pytest
-from decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE, EXAMPLE_SPANS
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from tests.decoders.decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE, EXAMPLE_SPANS
 from utf8fuzz.decoders import cpython
 from utf8fuzz.decoders.reference import reference
 from utf8fuzz.outcome import VIEWS
@@ -189,7 +189,7 @@ def test_incremental_screen_equals_real_incremental_decoders(data, how):
     # the written-out loop against real incremental decoders (the fallback)
     slow = cpython._screen_text(dec._feed(data, "replace"), lambda: dec._feed(data, "strict"))
     assert seen == slow
-    if how == "input":  # the screen above ran the C loop when _native is built
+    if how == "input":  # the screen above ran the C loop
         assert dec._screen_buffered(data) == slow
     full = dec.decode(data)
     assert {v: full.view(v) for v in seen} == _text_views(seen)
@@ -198,10 +198,10 @@ def test_incremental_screen_equals_real_incremental_decoders(data, how):
 @settings(max_examples=200, deadline=None)
 @given(utf8ish)
 def test_incremental_c_loop_equals_real_incremental_decoders(data):
-    # input_splits' cuts run the C loop (_native.incremental_decode); the same cuts
+    # input_splits' cuts run the C loop (_cpython.incremental_decode); the same cuts
     # under another function run real incremental decoders, in Python
     fast, slow = cpython.Incremental(), cpython.Incremental(splits=cpython.input_splits.__call__)
-    assert fast._written_out(data) == (cpython._native is not None)
+    assert fast._written_out(data)
     assert not slow._written_out(data)
     assert fast.decode(data) == slow.decode(data)
     assert fast.last_raw == slow.last_raw
@@ -212,10 +212,10 @@ def test_incremental_c_loop_equals_real_incremental_decoders(data):
 @example(bytes.fromhex("EF BF BD 41"))  # a U+FFFD of the input's own, no error
 @example(bytes.fromhex("EF BF BD 41 80 E2 82"))  # then errors
 def test_c_screens_are_the_python_ones(data):
-    # _native.codec_screen against the methods it stands in for
+    # _cpython.codec_screen against the methods it stands in for
     for d in (cpython.Strict(), *map(cpython.Handler, ("replace", "ignore", "surrogateescape")),
               cpython.Recording(), cpython.SurrogatePass()):
-        assert isinstance(d.screen, partial) == (cpython._native is not None), d.name
+        assert isinstance(d.screen, partial), d.name
         assert d.screen(data) == type(d).screen(d, data), d.name
 
 
@@ -233,9 +233,48 @@ def test_recording_screens_every_text_view_when_no_error_is_met():
                     "spans": (), "strict": None, "reason": None}
 
 
-# The Python recording handlers (used when utf8fuzz.decoders._native is not built),
-# registered under their own names, against the ones the adapters use.
-_PY_REC = cpython._Recorder(native=None)
+class PyRecorder:
+    """The recording handlers in Python, as the oracle of the C ones the adapters use
+    (``_cpython.record``, ``record_based``, ``record_pass``): the same lists, the same
+    returns, the same exceptions."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[int, int, str]] = []
+        self.raw: list[tuple[int, int]] = []
+        self.base = 0
+
+    def reset(self) -> None:
+        self.events.clear()
+        self.raw.clear()
+
+    def set_base(self, base: int) -> None:
+        self.base = base
+
+    def handle(self, exc: UnicodeError) -> tuple[str, int]:
+        if not isinstance(exc, UnicodeDecodeError):
+            raise exc
+        self.events.append((exc.start, exc.end, cpython.reason_of(exc)))
+        return "", exc.end
+
+    def handle_based(self, exc: UnicodeError) -> tuple[str, int]:
+        if not isinstance(exc, UnicodeDecodeError):
+            raise exc
+        start, end, base = exc.start, exc.end, self.base
+        self.raw.append((start, end))
+        self.events.append((base + start, base + end, cpython.reason_of(exc)))
+        return "", end
+
+    def handle_pass(self, exc: UnicodeError) -> tuple[str | bytes, int]:
+        # surrogatepass, and what it raises for recorded instead
+        try:
+            return codecs.lookup_error("surrogatepass")(exc)
+        except UnicodeDecodeError:
+            return self.handle(exc)
+
+
+# The Python recording handlers, registered under their own names, against the ones
+# the adapters use.
+_PY_REC = PyRecorder()
 codecs.register_error("test.cpython.record", _PY_REC.handle)
 codecs.register_error("test.cpython.record-based", _PY_REC.handle_based)
 codecs.register_error("test.cpython.record-pass", _PY_REC.handle_pass)
@@ -248,7 +287,6 @@ def _recorded(rec, data, handler, base):
     return text, list(rec.events), list(rec.raw)
 
 
-@pytest.mark.skipif(cpython._native is None, reason="utf8fuzz.decoders._native is not built")
 @settings(max_examples=300, deadline=None)
 @given(utf8ish, st.integers(0, 70))
 def test_c_and_python_recording_handlers_record_the_same(data, base):
@@ -260,11 +298,9 @@ def test_c_and_python_recording_handlers_record_the_same(data, base):
     rec.set_base(0)
 
 
-@pytest.mark.parametrize("rec", ["native", "python"])
+@pytest.mark.parametrize("rec", ["c", "python"])
 def test_recording_handlers_raise_what_is_not_a_decode_error(rec):
-    if rec == "native" and cpython._native is None:
-        pytest.skip("utf8fuzz.decoders._native is not built")
-    r = cpython._REC if rec == "native" else _PY_REC
+    r = cpython._REC if rec == "c" else _PY_REC
     exc = UnicodeEncodeError("ascii", "\xe9", 0, 1, "ordinal not in range(128)")
     for handle in (r.handle, r.handle_based):
         with pytest.raises(UnicodeEncodeError):

@@ -7,10 +7,10 @@ import errno
 import sys
 
 import pytest
-from decoder_inputs import BOUNDARY, EXAMPLE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.decoders.decoder_inputs import BOUNDARY, EXAMPLE
 from utf8fuzz.decoders import iconv
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.reference import reference
@@ -100,7 +100,7 @@ def test_ill_formed_inputs_start_where_the_reference_says(key):
 
 # -- the C glue against the pure-ctypes path it replaced ---------------------------
 #
-# The adapter's calls (span search included) are C (utf8fuzz.decoders._native).
+# The adapter's calls (span search included) are C (utf8fuzz.decoders._iconv).
 # This is the ctypes path it replaced, kept as the oracle: glibc's iconv() through
 # ctypes, the span search in Python. Every outcome and screen of the C glue must
 # equal it.
@@ -174,7 +174,7 @@ def check_native(dec: iconv.Iconv, oracle: CtypesOracle, data: bytes) -> None:
     assert got.to_json() == want.to_json(), (dec.name, data.hex(" "))
     assert dec.convert(data) == oracle.convert(data)
     seen = dec.screen(data)
-    # the screen is the whole outcome (screen_complete), the text too when accepted
+    # the screen is the whole outcome (screen_is_whole), the text too when accepted
     assert seen == {v: want.view(v) for v in want.shows}
     assert seen == iconv.Iconv.screen(dec, data)  # the C screen is the method
 

@@ -6,11 +6,11 @@ import ctypes
 import itertools
 
 import pytest
-from decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE, EXAMPLE_SPANS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from utf8fuzz.decoders import icu
+from tests.decoders.decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE, EXAMPLE_SPANS
+from utf8fuzz.decoders import _icu, icu
 from utf8fuzz.decoders._tiling import TilingError, tile, utf8_bytes, utf16_codepoints
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.reference import reference
@@ -112,7 +112,7 @@ def test_cesu8_surrogates_are_not_paired_across_an_error(hexin):
 
 # -- the C glue against the pure-ctypes path it replaced ---------------------------
 #
-# The adapter's per-call glue is C (utf8fuzz.decoders._native). This is the ctypes
+# The adapter's per-call glue is C (utf8fuzz.decoders._icu). This is the ctypes
 # path it replaced, kept as the oracle: the same ICU functions, a Python to-Unicode
 # callback, Python's UTF-16 decoder and _tiling.tile. Slow and obviously the old
 # behaviour; every outcome and screen of the C glue must equal it.
@@ -305,4 +305,4 @@ def test_the_c_tiling_walk_equals_tile(report):
         want: object = tuple(tile(data, cps, events, encode=enc))
     except TilingError as e:
         want = str(e)
-    assert icu._native.tile(data, cps, events, cesu8) == want
+    assert _icu.tile(data, cps, events, cesu8) == want

@@ -1,8 +1,8 @@
-"""The decoders' C glue (``decoders/_native.c``: ICU, iconv, the fast path's screen,
-the C tiling walk and CPython's incremental loops and screens) when memory runs
-out: MemoryError or the same answer, each Python allocation failing in turn
-(:mod:`tests.nomemory`). The libraries' own allocations (ICU's, glibc's) are
-theirs and are not failed."""
+"""The decoders' C glue (``decoders/_icu.c``, ``_iconv.c``, ``_cpython.c``: the
+library calls, the C tiling walk, CPython's incremental loops and screens; and the
+fast path's whole views, ``fast/screen.c``) when memory runs out: MemoryError or
+the same answer, each Python allocation failing in turn (:mod:`tests.nomemory`).
+The libraries' own allocations (ICU's, glibc's) are theirs and are not failed."""
 
 from __future__ import annotations
 
@@ -12,13 +12,10 @@ from functools import partial
 from typing import Any
 
 import pytest
+
 from tests.nomemory import check_every_allocation, require_testcapi
-
-from utf8fuzz.decoders import cpython, fast, iconv, icu
+from utf8fuzz.decoders import _cpython, _iconv, _icu, cpython, fast, iconv, icu
 from utf8fuzz.decoders.base import Decoder
-
-_native = pytest.importorskip("utf8fuzz.decoders._native",
-                              reason="utf8fuzz.decoders._native is not built")
 
 INPUTS = [
     b"",
@@ -32,13 +29,13 @@ LIMIT = 1000
 
 #: Each library's adapters, and the C calls each makes on an input.
 GLUE: dict[str, tuple[Any, Callable[[Any, bytes], list[Any]]]] = {
-    "icu": (icu, lambda d, data: [partial(_native.icu_screen, *d._args, data, d._cesu8),
-                                  partial(_native.icu_decode, *d._args, data, d._cesu8)]),
-    "iconv": (iconv, lambda d, data: [partial(_native.iconv_run, d._cd, data, d._kind, True),
-                                      partial(_native.iconv_convert, d._cd, data),
+    "icu": (icu, lambda d, data: [partial(_icu.icu_screen, *d._args, data, d._cesu8),
+                                  partial(_icu.icu_decode, *d._args, data, d._cesu8)]),
+    "iconv": (iconv, lambda d, data: [partial(_iconv.iconv_run, d._cd, data, d._kind, True),
+                                      partial(_iconv.iconv_convert, d._cd, data),
                                       partial(d.screen, data)]),  # iconv_screen
-    # the fast path's complete screen is a partial of fast_screen already
-    "fast": (fast, lambda d, data: [partial(d.complete_screen, data)]),
+    # the fast path's whole views are a partial of _fast.fast_screen already
+    "fast": (fast, lambda d, data: [partial(d.whole_views, data)]),
 }
 
 
@@ -71,16 +68,18 @@ def test_tiling_and_the_cpython_loops_and_screens() -> None:
                 errors.append((k + e.start, k + e.end, reason))
                 k += e.end
         check_every_allocation(lambda data=data, text=text, errors=errors: partial(
-            _native.tile_text, data, text, errors, 0), f"tile_text {data[:12].hex(' ')}",
+            _cpython.tile_text, data, text, errors, 0), f"tile_text {data[:12].hex(' ')}",
             limit=LIMIT)
         check_every_allocation(lambda data=data: partial(
-            _native.incremental_screen, codecs.utf_8_decode, data),
+            _cpython.incremental_screen, codecs.utf_8_decode, data),
             f"incremental_screen {data[:12].hex(' ')}", limit=LIMIT)
         check_every_allocation(lambda data=data: partial(
-            _native.incremental_decode, codecs.utf_8_decode, data, cpython.BASED_HANDLER),
+            _cpython.incremental_decode, codecs.utf_8_decode, data, cpython.BASED_HANDLER),
             f"incremental_decode {data[:12].hex(' ')}", limit=LIMIT)
-        for how, errors, view in ((0, "strict", ""), (0, "surrogatepass", ""),
-                                  (1, "replace", "replace"), (2, "replace", "")):
+        for how, errors, view in ((cpython.HOW_STRICT, "strict", ""),
+                                  (cpython.HOW_STRICT, "surrogatepass", ""),
+                                  (cpython.HOW_VIEW, "replace", "replace"),
+                                  (cpython.HOW_RECORDING, "replace", "")):
             check_every_allocation(lambda data=data, how=how, errors=errors, view=view: partial(
-                _native.codec_screen, how, errors, view, data),
+                _cpython.codec_screen, how, errors, view, data),
                 f"codec_screen {how} {errors} {data[:12].hex(' ')}", limit=LIMIT)

@@ -8,10 +8,10 @@ import shutil
 import signal
 
 import pytest
-from decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.decoders.decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE
 from utf8fuzz.decoders import node
 from utf8fuzz.decoders.reference import reference
 

@@ -10,13 +10,14 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from decoder_inputs import EXAMPLE, EXAMPLE_REPLACE, EXAMPLE_SPANS
 
+from tests.decoders.decoder_inputs import EXAMPLE, EXAMPLE_REPLACE, EXAMPLE_SPANS
 from utf8fuzz.decoders import UnknownDecoder, plugin, resolve
 from utf8fuzz.decoders.plugin import IsolatedDecoder
+from utf8fuzz.engine import screening
 
 HERE = Path(__file__).parent
-M = "plugin_fixtures"
+M = "tests.decoders.plugin_fixtures"
 
 
 @pytest.fixture
@@ -89,7 +90,7 @@ def test_bad_specs_say_why(spec, match):
 @pytest.mark.parametrize("opt", ["+inprocess", ""])
 def test_a_decoder_that_raises_gives_a_crash_outcome(isolated, opt):
     dec = isolated(f"{M}:raises{opt}")
-    outs = dec.decode_many([b"a", b"boom", b"\x80"])
+    outs = screening.decode_many(dec, [b"a", b"boom", b"\x80"])
     assert [o.status for o in outs] == ["ok", "crash", "ok"]
     assert outs[1].detail == "RuntimeError: the plug-in broke"
     assert outs[2].view("strict") == (0, 1)
@@ -169,10 +170,11 @@ def _cli(*args: str, cwd: Path, env_path: str | None = None) -> subprocess.Compl
 
 
 def test_cli_decoder_option_loads_a_plugin_from_the_working_directory():
-    r = _cli("diff", "--json", "--decoder", f"{M}:strict_utf8", "--decoder", "cpython:strict",
-             EXAMPLE.hex(), cwd=HERE)
+    local = "plugin_fixtures"  # importable from tests/decoders, the working directory
+    r = _cli("diff", "--json", "--decoder", f"{local}:strict_utf8", "--decoder",
+             "cpython:strict", EXAMPLE.hex(), cwd=HERE)
     assert r.returncode == 0, r.stderr
-    got = json.loads(r.stdout)["decoders"][f"plugin:{M}:strict_utf8"]
+    got = json.loads(r.stdout)["decoders"][f"plugin:{local}:strict_utf8"]
     assert got["first_error"] == [1, 4] and got["status"] == "ok"
 
 

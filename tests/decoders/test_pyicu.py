@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.decoders.decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE
 from utf8fuzz import strategies as u8
 from utf8fuzz.decoders import pyicu
 from utf8fuzz.decoders.base import Decoder

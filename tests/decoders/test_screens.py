@@ -8,17 +8,17 @@ inputs and arbitrary bytes. Then, per adapter, what the screen is pinned to say.
 from __future__ import annotations
 
 import pytest
-from decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.decoders.decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE
 from utf8fuzz import decoders
 from utf8fuzz import strategies as u8
 from utf8fuzz.decoders import fast as fast_adapter
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.outcome import TEXT_VIEWS, VIEWS, Outcome, Token, unpack_tokens
 
-SCREENING = [d for d in decoders.available() if type(d).screen is not Decoder.screen]
+SCREENING = [d for d in decoders.available() if getattr(d, "screen", None) is not None]
 BY_NAME = {d.name: d for d in decoders.available()}
 INPUTS = [EXAMPLE, *(bytes.fromhex(h) for h in BOUNDARY.values())]
 
@@ -34,11 +34,12 @@ def check_screen(d: Decoder, data: bytes) -> dict | None:
         return None
     assert seen, f"{d.name}: an empty screen (say None instead)"
     assert out.ok, f"{d.name} screens {data.hex(' ')} but its full outcome is {out.status}"
-    if d.screen_complete and set(seen) == {"tokens"}:  # tokens alone: every view
+    whole = getattr(d, "screen_is_whole", False)
+    if whole and set(seen) == {"tokens"}:  # tokens alone: every view
         assert type(seen["tokens"]) is bytes and "tokens" in out.shows
-    elif d.screen_complete:  # the screen is the whole outcome: no view left out
+    elif whole:  # the screen is the whole outcome: no view left out
         assert set(seen) == set(out.shows), (
-            f"{d.name} on {data.hex(' ') or '(empty)'} says its screen is complete, but "
+            f"{d.name} on {data.hex(' ') or '(empty)'} says its screen is whole, but "
             f"screens {sorted(seen)} where its outcome shows {sorted(out.shows)}")
     for view, value in seen.items():
         assert view in VIEWS and view in out.shows, f"{d.name} screens {view!r}, not shown"
@@ -65,11 +66,11 @@ def as_views(seen: dict | None) -> dict | None:
 
 def test_the_expensive_adapters_screen():
     names = {d.name for d in SCREENING}
-    for family in ("cpython:", "fast:", "icu", "iconv:", "pyicu", "mutf8"):
+    for family in ("cpython:", "fast:", "icu", "iconv:", "pyicu"):
         present = [n for n in BY_NAME if n.startswith(family)]
         assert set(present) <= names, f"not screening: {sorted(set(present) - names)}"
-    # out of process already batched: no screen
-    assert not any(n.startswith("node:") for n in names)
+    # out of process, compared in batches already: no screen; mutf8, the plain adapter
+    assert not any(n.startswith(("node:", "mutf8")) for n in names)
 
 
 @pytest.mark.parametrize("d", SCREENING, ids=lambda d: d.name)
@@ -172,19 +173,19 @@ def test_iconv_screens_its_whole_outcome():
 
 
 def test_strict_decoders_screen_their_text_on_valid_input():
-    for name in ("cpython:strict", "pyicu", "mutf8", "mutf8:py"):
+    for name in ("cpython:strict", "pyicu"):
         extra = {"reason": None} if name == "cpython:strict" else {}
         if name in BY_NAME:
             assert screen(name, "41 C3 A9") == {**VALID_41_E9, **extra}, name
 
 
-def test_the_screens_that_say_they_are_complete():
-    complete = sorted(d.name for d in SCREENING if d.screen_complete)
+def test_the_screens_that_say_they_are_whole():
+    whole = sorted(d.name for d in SCREENING if getattr(d, "screen_is_whole", False))
     expected = ["cpython:ignore", "cpython:replace", "cpython:strict", "cpython:surrogateescape",
                 "iconv:ucs4", "iconv:utf32le", "iconv:utf8", "iconv:wchar_t", "icu",
-                "icu:bundled", "icu:bundled-cesu8", "icu:cesu8", "mutf8", "mutf8:py", "pyicu",
+                "icu:bundled", "icu:bundled-cesu8", "icu:cesu8", "pyicu",
                 "pyicu:ignore", "pyicu:replace"]
-    assert complete == [n for n in expected if n in BY_NAME]
+    assert whole == [n for n in expected if n in BY_NAME]
 
 
 def test_pyicu_strict_screens_the_searched_span():
@@ -201,55 +202,51 @@ def test_text_screens_are_the_librarys_str():
 
 
 def test_fast_path_screens_replace_and_strict():
-    assert not BY_NAME["fast:unicode"].screen_complete
+    assert not getattr(BY_NAME["fast:unicode"], "screen_is_whole", False)
     assert screen("fast:unicode", EXAMPLE.hex()) == {"replace": EXAMPLE_REPLACE,
                                                     "strict": (1, 4)}
     assert screen("fast:corrected", "41 FE") == {
         "replace": (0x41, 0xFFFD), "strict": (1, 2), "reason": "reserved"}
 
 
-def complete(name: str, hexin: str) -> dict | None:
-    if fast_adapter._native is None:
-        pytest.skip("the C glue (utf8fuzz.decoders._native) is not built")
-    return as_views(BY_NAME[name].complete_screen(bytes.fromhex(hexin)))
+def whole(name: str, hexin: str) -> dict | None:
+    return as_views(BY_NAME[name].whole_views(bytes.fromhex(hexin)))
 
 
-def test_fast_path_complete_screens_give_every_view():
-    seen = complete("fast:unicode", EXAMPLE.hex())
+def test_fast_path_whole_views_give_every_view():
+    seen = whole("fast:unicode", EXAMPLE.hex())
     assert seen["replace"] == EXAMPLE_REPLACE and seen["strict"] == (1, 4)
     assert seen["tokens"] == BY_NAME["fast:unicode"].decode(EXAMPLE).tokens
-    assert complete("fast:corrected", "41 FE") == {
+    assert whole("fast:corrected", "41 FE") == {
         "tokens": (Token("char", 0x41, 0, 1), Token("reserved", None, 1, 2)),
         "replace": (0x41, 0xFFFD), "ignore": (0x41,), "escape": (0x41, 0xDCFE),
         "strict": (1, 2), "reason": "reserved", "spans": ((1, 2),)}
     # a code point above U+10FFFF has no str: the text views are code points
-    above = complete("fast:corrected", "FD BF BF BF BF BF")
+    above = whole("fast:corrected", "FD BF BF BF BF BF")
     assert above["replace"] == above["ignore"] == above["escape"] == (0x8421109F,)  # the top
     # a subclass (a planted bug may override what the C derives) has none
     class Unicode(fast_adapter.FastUnicode):
         pass
 
-    assert Unicode(fast_adapter.fast_module()).complete_screen(EXAMPLE) is None
+    assert not hasattr(Unicode(fast_adapter.fast_module()), "whole_views")
 
 
-COMPLETING = [d for d in decoders.available()
-              if getattr(d.complete_screen, "__func__", None) is not Decoder.complete_screen]
+WHOLE_VIEWS = [d for d in decoders.available() if getattr(d, "whole_views", None) is not None]
 
 
-def test_the_decoders_with_a_complete_screen_besides_their_screen():
-    expected = ["fast:corrected", "fast:unicode"] if fast_adapter._native else []
-    assert sorted(d.name for d in COMPLETING) == expected
+def test_the_decoders_with_whole_views_besides_their_screen():
+    assert sorted(d.name for d in WHOLE_VIEWS) == ["fast:corrected", "fast:unicode"]
 
 
-@pytest.mark.parametrize("d", COMPLETING, ids=lambda d: d.name)
-def test_complete_screen_is_the_whole_full_outcome(d):
-    # the same check as a screen that says screen_complete, on arbitrary bytes, and
+@pytest.mark.parametrize("d", WHOLE_VIEWS, ids=lambda d: d.name)
+def test_whole_views_are_the_whole_full_outcome(d):
+    # the same check as a screen that says screen_is_whole, on arbitrary bytes, and
     # None exactly where the full outcome is not made from tokens
     @settings(max_examples=300, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
     @given(st.one_of(st.binary(max_size=80), u8.inputs(d.profile)))
     def prop(data: bytes) -> None:
-        seen, out = d.complete_screen(data), d.decode(data)
+        seen, out = d.whole_views(data), d.decode(data)
         if seen is None:
             assert "tokens" not in out.shows
             return
@@ -258,17 +255,7 @@ def test_complete_screen_is_the_whole_full_outcome(d):
         assert unpack_tokens(seen["tokens"]) == out.tokens
 
     for data in INPUTS:
-        assert as_views(d.complete_screen(data)) == {
+        assert as_views(d.whole_views(data)) == {
             v: d.decode(data).view(v) for v in d.decode(data).shows}
     prop()
 
-
-def test_a_screen_that_meets_an_exception_hands_over_the_crash():
-    if "mutf8:py" not in BY_NAME:
-        pytest.skip("mutf8 is not installed")
-    d = BY_NAME["mutf8:py"]
-    # mutf8's pure-Python decoder raises RuntimeError on FF: the full path reports a
-    # crash, and the screen (the same library call) hands that very outcome over
-    out = d.decode(b"\xff")
-    assert out.status == "crash" and out.detail.startswith("RuntimeError")
-    assert d.screen(b"\xff") == out

@@ -83,7 +83,7 @@ def test_tile_text_gives_what_tile_gives(data, offset, how, draw):
         i = draw.draw(st.integers(0, len(text) - 1))
         text = text[:i] + chr((ord(text[i]) + 1) % 0xD800) + text[i + 1:]
     want = _tiled(tile, data, tuple(map(ord, text)), list(events), offset=offset)
-    # tile_text is the C walk when the extension is built, tile_text_py the Python one
+    # tile_text is the C walk (on bytes), tile_text_py the Python one
     assert _tiled(tile_text, data, text, list(events), offset=offset) == want
     assert _tiled(tile_text_py, data, text, list(events), offset=offset) == want
     if how == 0:

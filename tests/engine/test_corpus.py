@@ -2,7 +2,7 @@ import json
 import multiprocessing as mp
 
 from tests.engine.planted import planted_c080, planted_truncated4
-from utf8fuzz.engine import corpus
+from utf8fuzz.engine import corpus, replay
 from utf8fuzz.engine.finder import Finder
 
 
@@ -86,12 +86,12 @@ def test_prune_removes_what_no_longer_reproduces_and_keeps_the_rest(tmp_path):
     d = plugin.load("tests.engine.planted:PLANTED_C080+inprocess")
     (x,) = find(tmp_path, d, b"\xc0\x80").found
     find(tmp_path, planted_truncated4(), b"\xf0\x9f\x98A")  # not loadable by name: kept
-    assert corpus.prune(tmp_path, dry_run=True) == []  # everything still reproduces
+    assert replay.prune(tmp_path, dry_run=True) == []  # everything still reproduces
     side = json.loads(x.path.read_text())
     assert side["outcomes"][d.name]["spec"] == "tests.engine.planted:PLANTED_C080+inprocess"
     side["outcomes"][d.name]["spec"] = "codec:utf-8+inprocess"  # as if the bug were fixed
     x.path.write_text(json.dumps(side))
-    (gone,) = corpus.prune(tmp_path)
+    (gone,) = replay.prune(tmp_path)
     assert gone.signature == side["signature"]
     assert not x.path.exists() and not (tmp_path / side["file"]).exists()
     entries, problems = corpus.load(tmp_path)

@@ -5,7 +5,8 @@ from hypothesis import strategies as st
 from tests.engine.planted import Crashes, planted_block, planted_c080, planted_truncated4
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.reference import Reference
-from utf8fuzz.engine.differ import Differ, DivergenceError, assert_agree
+from utf8fuzz.engine.differ import Differ
+from utf8fuzz.engine.result import DivergenceError, assert_agree
 from utf8fuzz.outcome import Outcome, Token
 
 

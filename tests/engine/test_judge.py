@@ -1,7 +1,7 @@
-"""``_walk.judge``: the differ's judging of a complete screen, in C, for the misses
+"""``screening.judge``: the differ's judging of a whole screen, in C, for the misses
 the fuzz loop meets on nearly every input (a span that differs; an ignore mode that
 substitutes). Whatever it names must be exactly what the differ's own Python
-(``_Ref.compare_views``) names; where it declines (NotImplemented) the Python
+(``Judge.compare_views``) names; where it declines (NotImplemented) the Python
 judges. And a differ judging in C reports what a differ judging in Python reports.
 """
 
@@ -17,18 +17,18 @@ from hypothesis import strategies as st
 
 from utf8fuzz import decoders
 from utf8fuzz import strategies as u8
-from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine import differ as differ_mod
-from utf8fuzz.engine.differ import Differ, _Ref
+from utf8fuzz.engine import screening
+from utf8fuzz.engine.classify import Judge
+from utf8fuzz.engine.differ import Differ
 from utf8fuzz.outcome import TEXT_VIEWS, VIEWS, Token, pack_tokens
 from utf8fuzz.policies import POLICIES
 from utf8fuzz.profiles import REGISTRY
 from utf8fuzz.profiles import walk as walk_mod
 from utf8fuzz.profiles.walk import walker
 
-C = walk_mod._walk
-pytestmark = pytest.mark.skipif(C is None, reason=walk_mod.IMPORT_ERROR or "_walk not built")
+C = screening  # the C judge is screening.judge
 
 SEEDS = Path(__file__).resolve().parents[2] / "corpus" / "seeds"
 KEYS = [(p, pol) for p in sorted(REGISTRY) for pol in POLICIES]
@@ -93,7 +93,7 @@ def check(data: bytes, key: tuple[str, str], seen: dict[str, Any],
     w = walker(REGISTRY[key[0]], key[1])(data)
     got = C.judge(w, seen, order)
     if got is not NotImplemented:
-        want = _Ref(data, w, Reference(*key)).compare_views(seen, order)
+        want = Judge(data, w, Reference(*key)).compare_views(seen, order)
         assert got == want, (data.hex(" "), key, seen, order)
     return got
 
@@ -144,9 +144,11 @@ def test_judge_declines_what_it_does_not_know() -> None:
 # ASan's __cxa_throw interceptor finds nothing to call and aborts the first C++
 # exception PyICU throws: PyICU is left out there. The C judged is the same.
 SANITIZED = bool(os.environ.get("UTF8FUZZ_EXPECT_SANITIZED"))
-IN_PROCESS = [d for d in decoders.available() if not d.batched and not d.name.startswith("ref:")
+IN_PROCESS = [d for d in decoders.available()
+              if not screening.is_out_of_process(d) and not d.name.startswith("ref:")
               and not (SANITIZED and d.name.startswith("pyicu"))]
-COMPLETE = [d for d in IN_PROCESS if d.screen_complete and type(d).screen is not Decoder.screen]
+COMPLETE = [d for d in IN_PROCESS
+            if screening.screen_is_whole(d) and screening.screen_of(d) is not None]
 
 
 @pytest.mark.skipif(not COMPLETE, reason="no decoder with a complete screen here")
@@ -171,7 +173,7 @@ def test_a_differ_judging_in_c_reports_what_one_judging_in_python_does(
     decs = IN_PROCESS
     inputs = _inputs() * 2
     c_side = Differ(decs, full_every=full_every).run_many(inputs)
-    monkeypatch.setattr(differ_mod, "screen_many", walk_mod.py_screen_many)
+    monkeypatch.setattr(differ_mod, "screen_many", screening.py_screen_many)
     py_side = Differ(decs, full_every=full_every).run_many(inputs)
     assert [r.signatures for r in c_side] == [r.signatures for r in py_side]
     assert [r.divergences for r in c_side] == [r.divergences for r in py_side]

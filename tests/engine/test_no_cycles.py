@@ -19,6 +19,7 @@ from tests.engine.planted import Crashes
 from utf8fuzz import decoders
 from utf8fuzz.engine.boundaries import all_snippets
 from utf8fuzz.engine.differ import Differ
+from utf8fuzz.engine.screening import is_out_of_process
 
 
 def _inputs() -> list[bytes]:
@@ -31,11 +32,11 @@ def _inputs() -> list[bytes]:
     return out
 
 
-@pytest.mark.parametrize(("full_every", "batch"), [(1, 1), (8, 1), (8, 32)])
-def test_a_differ_run_leaves_no_cyclic_garbage(full_every, batch):
-    """Run input by input, and in screening batches as the Atheris loop does (which
+@pytest.mark.parametrize(("full_every", "round_size"), [(1, 1), (8, 1), (8, 32)])
+def test_a_differ_run_leaves_no_cyclic_garbage(full_every, round_size):
+    """Run input by input, and in rounds as the Atheris loop does (which
     is why that loop can leave the collector off between rare collections)."""
-    decs = [d for d in decoders.available() if not d.batched] + [Crashes()]
+    decs = [d for d in decoders.available() if not is_out_of_process(d)] + [Crashes()]
     differ = Differ(decs, full_every=full_every)
     inputs = _inputs()
     for x in inputs:  # warm up: caches, lazily opened converters
@@ -43,8 +44,8 @@ def test_a_differ_run_leaves_no_cyclic_garbage(full_every, batch):
     gc.collect()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
-        for i in range(0, len(inputs), batch):
-            for res in differ.run_many(inputs[i:i + batch]):
+        for i in range(0, len(inputs), round_size):
+            for res in differ.run_many(inputs[i:i + round_size]):
                 res.divergences  # noqa: B018 - as the fuzz loop does
         gc.collect()
         garbage = Counter(type(o).__name__ for o in gc.garbage)

@@ -12,7 +12,8 @@ from hypothesis.errors import FailedHealthCheck
 from tests.engine.planted import Crashes, planted_c080
 from utf8fuzz import decoders
 from utf8fuzz import strategies as u8
-from utf8fuzz.engine.differ import Differ, DivergenceError, assert_agree
+from utf8fuzz.engine.differ import Differ
+from utf8fuzz.engine.result import DivergenceError, assert_agree
 
 DIFFER = Differ(d for d in decoders.available() if d.profile == "unicode" and not d.own
                 and d.name.startswith(("cpython:", "icu")))

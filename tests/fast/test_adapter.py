@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from _fastcases import each_path, structured
 from hypothesis import given, settings
 
+from tests.fast._fastcases import each_path, structured
 from utf8fuzz import decoders
 from utf8fuzz.decoders import fast as adapter
 from utf8fuzz.decoders.reference import Reference
@@ -140,15 +140,13 @@ def test_a_screened_outcome_names_the_code_path_it_ran_on():
 
 @settings(max_examples=200, deadline=None)
 @given(structured())
-def test_complete_screens_are_the_full_outcomes(data: bytes) -> None:
-    # _native.fast_screen (the sampled inputs' stand-in for run()): every view of
+def test_whole_views_are_the_full_outcomes(data: bytes) -> None:
+    # _fast.fast_screen (the sampled inputs' stand-in for run()): every view of
     # the full outcome, tokens packed; under make asan-test with the C sanitized
-    if adapter._native is None:
-        pytest.skip("the C glue (utf8fuzz.decoders._native) is not built")
     from utf8fuzz.outcome import unpack_tokens
 
     for dec in (UNICODE, CORRECTED):
-        out, seen = dec.decode(data), dec.complete_screen(data)
+        out, seen = dec.decode(data), dec.whole_views(data)
         assert seen is not None and out.ok
         assert unpack_tokens(seen.pop("tokens")) == out.tokens
         assert {v: tuple(map(ord, x)) if type(x) is str and v != "reason" else x

@@ -4,9 +4,9 @@ instead: (start, end, reason), against the corrected reference's first error."""
 from __future__ import annotations
 
 import pytest
-from _fastcases import forced, path_suite
-from test_decode_corrected import INVALID, VALID, expected, inputs, structured_corrected
 
+from tests.fast._fastcases import forced, path_suite
+from tests.fast.test_decode_corrected import INVALID, VALID, expected, inputs, structured_corrected
 from utf8fuzz import fast
 
 REASONS = {"unexpected end of data": "truncated", "reserved sequence (FE/FF)": "reserved",

@@ -7,14 +7,14 @@ import sys
 from functools import cache
 
 import pytest
-from _fastcases import (
+
+from tests.fast._fastcases import (
     cpython,
     forced,
     mine,
     path_params,
     path_suite,
 )
-
 from utf8fuzz import fast
 
 HANDLERS = ("strict", "replace", "ignore", "surrogateescape")

@@ -11,10 +11,10 @@ import array
 from functools import cache
 
 import pytest
-from _fastcases import forced, path_params, path_suite, placed
 from hypothesis import strategies as st
 
 import utf8fuzz
+from tests.fast._fastcases import forced, path_params, path_suite, placed
 from utf8fuzz import fast
 
 CP_SAMPLES = [0x41, 0xA0, 0x89F, 0x8A0, 0xD7FF, 0xE000, 0x1109F, 0x110A0, 0x21109F, 0x2110A0,

@@ -4,9 +4,9 @@ one is above U+10FFFF; the same errors and exceptions."""
 from __future__ import annotations
 
 import pytest
-from _fastcases import forced, path_suite
-from test_decode_corrected import expected, inputs, structured_corrected
 
+from tests.fast._fastcases import forced, path_suite
+from tests.fast.test_decode_corrected import expected, inputs, structured_corrected
 from utf8fuzz import fast
 
 MODES = ("strict", "replace", "ignore", "surrogateescape")

@@ -5,12 +5,12 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
-from _fastcases import (
+
+import utf8fuzz
+from tests.fast._fastcases import (
     forced,
     path_suite,
 )
-
-import utf8fuzz
 from utf8fuzz import fast
 
 

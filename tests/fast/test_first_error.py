@@ -7,12 +7,12 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
-from _fastcases import (
+
+from tests.fast._fastcases import (
     cpython,
     forced,
     path_suite,
 )
-
 from utf8fuzz import fast
 
 

@@ -11,9 +11,9 @@ from functools import partial
 from typing import Any
 
 import pytest
+
 from tests.fast._fastcases import each_path
 from tests.nomemory import check_every_allocation, require_testcapi
-
 from utf8fuzz import fast
 
 #: Inputs that reach each kind of allocation: none (ASCII kept as is), the str of

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from _fastcases import ALL_PATHS, PATHS, path_params
 
+from tests.fast._fastcases import ALL_PATHS, PATHS, path_params
 from utf8fuzz import fast
 
 

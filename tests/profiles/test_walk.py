@@ -157,7 +157,6 @@ THREE = [bytes(t) for t in itertools.product(ALPHABET, repeat=3)]
 
 def test_the_extension_is_built_and_used() -> None:
     # A silent fallback to Python would pass every equality test below: fail here.
-    assert walk.IMPORT_ERROR is None, walk.IMPORT_ERROR
     for name, pol in PAIRS:
         assert is_compiled(walker(REGISTRY[name], pol)), (name, pol)
     assert type(Reference("unicode").walk(b"A")).__module__ == "utf8fuzz.profiles._walk"
@@ -167,7 +166,6 @@ def test_the_extension_is_built_and_used() -> None:
                     reason="only under make asan-test")
 def test_the_sanitized_build_is_the_one_tested() -> None:
     want = Path(os.environ["UTF8FUZZ_EXPECT_SANITIZED"]).resolve()
-    assert walk._walk is not None
     assert want in Path(walk._walk.__file__).resolve().parents
 
 
@@ -453,160 +451,16 @@ def test_token_before_and_after_the_tuple_is_built() -> None:
         fresh.token("0")
 
 
-# -- screen and agrees: the differ's screening loop ----------------------------------
-
-TEXTS = ("replace", "ignore", "escape")
-
-
-def screens_for(walk: Any) -> list[Any]:
-    """Screens a decoder could return for the walk's input: its own views (as
-    tuples and as str), each with one view changed, empty, not a dict, raising."""
-    own = {v: walk.view(v) for v in ("strict", "spans", "reason", *TEXTS)}
-    texts = {v: walk.text(v) for v in TEXTS if walk.text(v) is not None}
-    out: list[Any] = [own, {**own, **texts}, {}, None, [("strict", None)], {"other": 1}]
-    for v in ("strict", "reason", "replace"):
-        out.append({**own, v: (0, 99) if v == "strict" else "x" if v == "reason" else "\ufffd?"})
-    out.append({"strict": own["strict"], "reason": own["reason"]})
-    out.append({"replace": walk.text("replace") or "", "tokens": ()})
-    # tokens packed (outcome.pack_tokens): equal ones end the comparison
-    out += [{"tokens": walk.packed}, {"tokens": walk.packed, "strict": (0, 99)},
-            {"strict": (0, 99), "tokens": walk.packed}, {"tokens": walk.packed + b"\0" * 32},
-            {**own, "tokens": b""}]
-    return out
-
-
-@given(st.binary(max_size=24))
-@settings(max_examples=150, deadline=None)
-def test_screen_is_the_python_loop(data: bytes) -> None:
-    """_walk.screen_many of one input (and Walk.agrees) against py_screen (and
-    agrees), over C walks
-    and PyWalks, for screens that agree, differ in one view, prove nothing, or
-    raise; a raised Exception counts as None, as Differ.run treats it."""
-    ref = REGISTRY["unicode"]
-    cw, pw = walker(ref)(data), PyWalk(data, ref, "maximal-subpart")
-    views_sets = [frozenset({"strict", "reason"}), frozenset(TEXTS),
-                  frozenset({"strict", "spans", "reason", *TEXTS}), frozenset()]
-
-    def boom(d: bytes) -> Any:
-        raise ValueError("a plug-in's screen that raises")
-
-    plan = []
-    for k, seen in enumerate(screens_for(cw)):
-        plan.append(((lambda d, s=seen: s), k % 2, views_sets[k % len(views_sets)], None))
-    plan += [(None, 0, views_sets[0], None), (boom, 1, views_sets[1], None)]
-    plan_t = tuple(plan)
-    want = walk.py_screen(data, (pw, pw), plan_t)
-    for walks in ((cw, cw), (pw, pw), (cw, pw)):
-        (got,) = walk.screen_many((data,), (walks,), (plan_t,))
-        assert got == tuple(want)
-    for sc, _, views, _ in plan:
-        seen = sc(data) if sc not in (None, boom) else None
-        if type(seen) is dict:
-            assert cw.agrees(seen, views) == walk.agrees(pw, seen, views)
-
-
-def test_screen_lets_base_exceptions_through_and_checks_its_arguments() -> None:
-    c = walk._walk
-    if c is None:
-        pytest.skip(walk.IMPORT_ERROR or "not built")
-    w = walker(REGISTRY["unicode"])(b"A")
-
-    def interrupt(d: bytes) -> Any:
-        raise KeyboardInterrupt
-
-    def one(walks: Any, plan: Any) -> Any:
-        return c.screen_many((b"A",), (walks,), (plan,))
-
-    with pytest.raises(KeyboardInterrupt):
-        one((w,), ((interrupt, 0, frozenset({"strict"}), None),))
-    with pytest.raises(ValueError):
-        one((w,), ((None, 1, frozenset(), None),))  # no walk 1
-    with pytest.raises(ValueError):
-        one((w,), ((None, 0, frozenset(), ["strict"]),))  # an order is a tuple
-    with pytest.raises(TypeError):
-        one([w], ())
-    with pytest.raises(TypeError):
-        one((w,), ((None, 0, frozenset()),))
-    with pytest.raises(ValueError):  # an unknown view in a C walk is the walk's error
-        one((w,), ((lambda d: {"nope": 1}, 0, frozenset({"nope"}), None),))
-
-
-@given(st.lists(st.binary(max_size=16), min_size=1, max_size=5), st.randoms(use_true_random=False))
-@settings(max_examples=60, deadline=None)
-def test_screen_many_is_screen_of_each_input(inputs: list[bytes], rnd: Any) -> None:
-    """_walk.screen_many against py_screen_many (which is py_screen per input), for
-    plans that differ per input as the differ's do (a sampled input has no screen
-    where a screened one has one)."""
-    ref = REGISTRY["unicode"]
-    views = [frozenset({"strict", "reason"}), frozenset(TEXTS), frozenset()]
-    cws = tuple((walker(ref)(d),) for d in inputs)
-    pws = tuple((PyWalk(d, ref, "maximal-subpart"),) for d in inputs)
-    width = 6
-    def returning(seen: Any) -> Any:
-        return lambda d: seen
-
-    plans = []
-    for (cw,) in cws:
-        seens = screens_for(cw)
-        plans.append(tuple(
-            (None if rnd.random() < 0.2 else returning(rnd.choice(seens)), 0,
-             views[k % len(views)], None) for k in range(width)))
-    want = walk.py_screen_many(tuple(inputs), pws, tuple(plans))
-    assert want == [walk.py_screen(d, w, p) for d, w, p in zip(inputs, pws, plans, strict=True)]
-    for ws in (cws, pws):
-        got = walk.screen_many(tuple(inputs), ws, tuple(plans))
-        assert [tuple(x) for x in got] == [tuple(x) for x in want]
-
-
-def test_screen_many_calls_decoder_major() -> None:
-    calls: list[tuple[int, bytes]] = []
-
-    def screen_of(k: int) -> Any:
-        def sc(d: bytes) -> dict[str, Any]:
-            calls.append((k, d))
-            return {"strict": None}
-        return sc
-
-    inputs = (b"A", b"B", b"\xff")
-    w = walker(REGISTRY["unicode"])
-    plan = tuple((screen_of(k), 0, frozenset({"strict"}), None) for k in range(3))
-    got = walk.screen_many(inputs, tuple((w(d),) for d in inputs), (plan,) * 3)
-    assert calls == [(k, d) for k in range(3) for d in inputs]
-    assert [m for _, m, _ in got] == [[], [], [0, 1, 2]]  # FF is an error: strict differs
-
-
-def test_screen_many_checks_its_arguments() -> None:
-    c = walk._walk
-    if c is None:
-        pytest.skip(walk.IMPORT_ERROR or "not built")
-    w = walker(REGISTRY["unicode"])(b"A")
-    e = (None, 0, frozenset(), None)
-    assert c.screen_many((), (), ()) == []
-    with pytest.raises(ValueError):  # one walks per input
-        c.screen_many((b"A",), (), ((e,),))
-    with pytest.raises(ValueError):  # every plan as long
-        c.screen_many((b"A", b"B"), ((w,), (w,)), ((e,), (e, e)))
-    with pytest.raises(TypeError):
-        c.screen_many([b"A"], ((w,),), ((e,),))
-    with pytest.raises(TypeError):
-        c.screen_many((b"A",), ([w],), ((e,),))
-    for many in (c.screen_many, walk.py_screen_many):
-        with pytest.raises(ValueError):
-            many((b"A", b"B"), ((w,), (w,)), ((e,), (e, e)))
-
-
 # -- out of memory -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", ["unicode", "rfc2279", "corrected", "cesu8"])
 def test_the_c_walk_when_memory_runs_out(name: str) -> None:
-    """Each thing a walk builds (tokens, views, texts, features, one token, the
-    screening loop) with each of its allocations failing in turn: MemoryError
-    or the same answer (tests/nomemory.py). A fresh walk each run: a walk keeps
-    what it built."""
+    """Each thing a walk builds (tokens, views, texts, features, one token) with
+    each of its allocations failing in turn: MemoryError or the same answer
+    (tests/nomemory.py). A fresh walk each run: a walk keeps what it built."""
     w = walker(REGISTRY[name])
-    if not is_compiled(w):
-        pytest.skip(walk.IMPORT_ERROR or "not built")
+    assert is_compiled(w)
     data = bytes.fromhex("41 c3a9 e282ac f09f9880 c080 eda080 f888808080 fe e282")
     # a walk is compared by what it records: its tokens, built afterwards
     failed = nomemory.check_every_allocation(lambda: partial(w, data), f"{name}: walk",
@@ -619,20 +473,6 @@ def test_the_c_walk_when_memory_runs_out(name: str) -> None:
     for v in TEXTS:
         calls.append((f"text {v}", lambda v=v: partial(w(data).text, v)))
     calls.append(("token", lambda: partial(w(data).token, 3)))
-    views = frozenset({"strict", "replace", "spans"})
-    seen = {"strict": None, "replace": "A"}
-    # the second and third screens differ, and are judged (an order): _walk.judge.
-    # A screen is a C callable (dict.get): a Python frame would allocate too.
-    spans = {"spans": ((1, 2),), "strict": (1, 2)}
-    plan = ((None, 0, views, None), ({data: seen, data[:5]: seen}.get, 0, views, VIEWS),
-            ({data: spans, data[:5]: spans}.get, 0, views, VIEWS))
-    calls.append(("screen_many", lambda: partial(
-        walk.screen_many, (data, data[:5]), ((w(data),), (w(data[:5]),)), (plan, plan))))
-    other = walker(REGISTRY["rfc2279"])(data)  # other tokens, packed
-    for seen_ in ({"tokens": other.packed}, {"ignore": w(data).text("replace") or ""},
-                  {"spans": ((1, 3),)}, {"strict": (0, 1)}):
-        calls.append((f"judge {sorted(seen_)}", lambda seen_=seen_: partial(
-            walk._walk.judge, w(data), seen_, VIEWS)))
     failed += sum(nomemory.check_every_allocation(make, f"{name}: {what}")
                   for what, make in calls)
     assert failed > len(calls)  # failures were met, not run past

@@ -5,20 +5,28 @@ A benchmark, not a test: it prints MB/s for both and their ratio per input class
 ratio at 64 KiB, and Corrected UTF-8 decode MB/s on the mix. It exits 0 whether
 or not targets are met; ``--json`` gives every figure with the machine and the
 code path.
+
+``utf8fuzz bench --loop`` measures the fuzz loop instead: executions per CPU-second
+of ``Finder.queue`` on a fixed input stream, and with ``--callgrind`` instructions
+per input; ``--compare SRC`` runs another source tree in interleaved pairs (see
+:mod:`utf8fuzz.engine.loop_bench` and docs/performance.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from utf8fuzz.errors import UsageError
 
-HELP = "time the fast path against CPython's bytes.decode (MB/s and ratios per input class)"
+HELP = ("time the fast path against CPython's bytes.decode (MB/s and ratios per input class); "
+        "--loop: the fuzz loop's executions per second")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from utf8fuzz.bench import SIZES, TARGETS
+    from utf8fuzz.engine import loop_bench
 
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--class", dest="classes", action="append", metavar="C", default=[],
@@ -29,10 +37,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="timed repeats per decoder; the median is reported (default 7)")
     p.add_argument("--path", metavar="P",
                    help="force a code path of the fast path (scalar, sse2, ssse3, avx2, avx512)")
+    p.add_argument("--loop", action="store_true",
+                   help="time the fuzz loop on a fixed input stream instead (options below)")
+    loop_bench.add_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
     from utf8fuzz import bench
+
+    if args.loop:
+        return _loop(args)
+    if args.callgrind or args.compare or args.tree:
+        raise UsageError("--callgrind, --compare and --tree go with --loop")
 
     for c in args.classes:
         if c not in bench.TARGETS:
@@ -57,6 +73,20 @@ def run(args: argparse.Namespace) -> int:
         return 0
     _print(result)
     return 0
+
+
+def _loop(args: argparse.Namespace) -> int:
+    from utf8fuzz.engine import loop_bench
+
+    if args.classes or args.sizes or args.path:
+        raise UsageError("--class, --size and --path are for the fast path bench, not --loop")
+    try:
+        return loop_bench.run_args(args)
+    except (ValueError, OSError) as e:
+        raise UsageError(str(e)) from None
+    except RuntimeError as e:  # a tree whose loop does not run: say so, no traceback
+        print(f"utf8fuzz bench --loop: {e}", file=sys.stderr)
+        return 1
 
 
 def _print(result: dict) -> None:  # type: ignore[type-arg]

@@ -26,13 +26,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from utf8fuzz.engine import corpus
+    from utf8fuzz.engine import corpus, replay
 
     root = Path(args.dir)
     if not root.is_dir():
         raise FileNotFoundError(2, "no such corpus directory", str(root))
     if args.action == "prune":
-        stale = corpus.prune(root, dry_run=args.dry_run)
+        stale = replay.prune(root, dry_run=args.dry_run)
         verb = "would remove" if args.dry_run else "removed"
         for e in stale:
             print(f"{verb} {e.id}  {e.signature}")

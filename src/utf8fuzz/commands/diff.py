@@ -19,7 +19,7 @@ from utf8fuzz.commands._common import (
     select_decoders,
 )
 from utf8fuzz.decoders.base import Decoder
-from utf8fuzz.outcome import Outcome, ViewUnavailable, format_codepoint, hexbytes
+from utf8fuzz.outcome import Outcome, format_codepoint, hexbytes
 
 HELP = "decode one input with every decoder and show where they differ"
 
@@ -30,18 +30,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one stable JSON object")
 
 
-def _maybe(out: Outcome, view: str) -> Any:
-    try:
-        return out.view(view)
-    except ViewUnavailable:
-        return None
-
-
 def decoder_json(d: Decoder, out: Outcome) -> dict[str, Any]:
     """The stable per-decoder object of ``diff --json``."""
-    toks = _maybe(out, "tokens")
-    replace = _maybe(out, "replace")
-    first = _maybe(out, "strict") if "strict" in out.shows else None
+    # a view is in ``shows`` exactly when ``view`` gives it (else ViewUnavailable)
+    toks = out.view("tokens") if "tokens" in out.shows else None
+    replace = out.view("replace") if "replace" in out.shows else None
+    first = out.view("strict") if "strict" in out.shows else None
     obj: dict[str, Any] = {
         "profile": d.profile,
         "policy": d.policy,
@@ -75,8 +69,8 @@ def run(args: argparse.Namespace) -> int:
 def _token_text(out: Outcome) -> str:
     parts = []
     for t in out.tokens:
-        if t.kind == "char":
-            parts.append(f"{format_codepoint(t.value)}@{t.start}")  # type: ignore[arg-type]
+        if t.kind == "char" and t.value is not None:
+            parts.append(f"{format_codepoint(t.value)}@{t.start}")
         elif t.kind == "reserved":
             parts.append(f"reserved[{t.start},{t.end})")
         else:

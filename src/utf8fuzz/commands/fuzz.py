@@ -21,10 +21,13 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from utf8fuzz.commands._common import add_decoder_arguments, select_decoders
 from utf8fuzz.errors import UsageError
+
+if TYPE_CHECKING:
+    from utf8fuzz.engine.run import Progress
 
 HELP = "fuzz decoders against the references; save minimized divergences to the corpus"
 
@@ -89,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _report(corpus: Path, out: Path, result: dict[str, Any]) -> str | None:
     try:
-        from utf8fuzz.report import build_report  # type: ignore[attr-defined]
+        from utf8fuzz.report import build_report
     except ImportError:
         print("utf8fuzz fuzz: the report module is not available; no triage report written",
               file=sys.stderr)
@@ -102,7 +105,7 @@ def _report(corpus: Path, out: Path, result: dict[str, Any]) -> str | None:
         return None
 
 
-def _start_live(progress: Any, corpus: Path, stop: threading.Event) -> threading.Thread:
+def _start_live(progress: Progress, corpus: Path, stop: threading.Event) -> threading.Thread:
     from rich.console import Console
     from rich.live import Live
     from rich.text import Text

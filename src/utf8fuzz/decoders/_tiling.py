@@ -15,12 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from utf8fuzz.decoders import _cpython
 from utf8fuzz.outcome import Reason, Token
-
-try:
-    from utf8fuzz.decoders import _native
-except ImportError:  # not built: the Python walks below do the same
-    _native = None  # type: ignore[assignment]
 
 
 class TilingError(RuntimeError):
@@ -90,17 +86,17 @@ _CONTINUATION = bytes(range(0x80, 0xC0))
 def tile_text(
     data: bytes, text: str, errors: Iterable[Event], *, offset: int = 0
 ) -> Sequence[Token]:
-    """:func:`tile_text_py` in C (``_native.tile_text``, the same walk as :func:`tile`)
-    when the extension is built and ``data`` is ``bytes``: the same tokens, as a tuple,
-    or the same :class:`TilingError`. The CPython adapters tile every sampled fuzz
-    input, and in Python that cost about as much as the decode."""
-    if _native is None or type(data) is not bytes:
+    """:func:`tile_text_py` in C (``_cpython.tile_text``, the same walk as :func:`tile`)
+    when ``data`` is ``bytes``: the same tokens, as a tuple, or the same
+    :class:`TilingError`. The CPython adapters tile every sampled fuzz input, and in
+    Python that cost about as much as the decode."""
+    if type(data) is not bytes:
         return tile_text_py(data, text, errors, offset=offset)
-    res = _native.tile_text(data, text, errors if type(errors) is list else list(errors),
-                            offset)
-    if type(res) is str:
+    res = _cpython.tile_text(data, text, errors if type(errors) is list else list(errors),
+                             offset)
+    if isinstance(res, str):
         raise TilingError(res)
-    return res  # type: ignore[no-any-return]
+    return res
 
 
 def tile_text_py(

@@ -21,16 +21,16 @@ span and checks the text re-encodes the bytes between errors (so the tokens tile
 the input by construction, and the outcome does not check it again). CPython's reason
 ``"unexpected end of data"`` is ``truncated``; every other reason is ``illegal``.
 The handlers and the tiling run once per error and per character of every sampled
-fuzz input, so both are in C (:mod:`utf8fuzz.decoders._native`) when it is built,
-with the Python ones as the fallback (tests hold them equal); the codec calls are
-CPython's own either way.
+fuzz input, so both are in C (:mod:`utf8fuzz.decoders._cpython`; tests hold the
+handlers to Python ones, the tiling to :func:`~utf8fuzz.decoders._tiling.tile_text_py`);
+the codec calls are CPython's own.
 
 *When a strict decoder succeeds* there was nothing to replace, so its text is its
 replace, ignore and escape view too, and ``spans`` is empty: a strict outcome on
 valid input shows those, and on invalid input only ``strict`` and ``reason``.
 ``shows`` lists what every outcome shows.
 
-*Screens* (:meth:`~utf8fuzz.decoders.base.Decoder.screen`, the fuzz loop's cheap
+*Screens* (``screen``, :mod:`utf8fuzz.engine.screening`: the fuzz loop's cheap
 tier) call the codec with CPython's built-in handlers, which run in C: the
 one-handler decoders screen their own view, ``strict`` its span and reason. The
 recording decoders (tokens) screen ``replace`` from ``errors="replace"`` and, when
@@ -41,14 +41,14 @@ through an incremental decoder fed the same chunks; ``cpython:utf-8-sig`` throug
 the ``utf-8-sig`` codec, a stripped BOM shown as U+FEFF; ``cpython:surrogatepass``
 by plain ``errors="surrogatepass"``: everything when it succeeds, else the span
 and reason of the first error it could not pass. The screens of ``strict``, the
-three handlers, ``spans`` and ``surrogatepass`` are ``_native.codec_screen`` when
-it is built: the same decodes (``PyUnicode_DecodeUTF8``, what ``bytes.decode``
-calls) and the same answers (tests hold them to the methods below), without a
-Python frame, which cost about as much as the decode. Text views are screened as the
-``str`` the codec returns (the differ compares it with the reference's text as a
-string); a screen that meets no error gives the text as every text view and no
-spans (there was nothing to replace). Tokens, and the spans of input with errors,
-are compared only when the full outcome is built.
+three handlers, ``spans`` and ``surrogatepass`` are ``_cpython.codec_screen``: the
+same decodes (``PyUnicode_DecodeUTF8``, what ``bytes.decode`` calls) and the same
+answers (tests hold them to the methods below), without a Python frame, which cost
+about as much as the decode; a subclass (a planted bug) keeps the method. Text
+views are screened as the ``str`` the codec returns (the differ compares it with
+the reference's text as a string); a screen that meets no error gives the text as
+every text view and no spans (there was nothing to replace). Tokens, and the spans
+of input with errors, are compared only when the full outcome is built.
 
 *The incremental screen* is CPython's ``BufferedIncrementalDecoder.decode``
 written out: each call decodes the held-back bytes plus the new chunk with
@@ -78,14 +78,16 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, ClassVar
 
+from utf8fuzz.decoders import _cpython
 from utf8fuzz.decoders._tiling import Event, tile_text
 from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.outcome import Outcome, Reason, Token
 
-try:
-    from utf8fuzz.decoders import _native
-except ImportError:  # not built: the recording handlers are Python functions
-    _native = None  # type: ignore[assignment]
+# What _cpython.codec_screen does (its ``how``; _cpython.c's HOW_*): decode with
+# ``errors`` that raise (every text view, else the first error's span and reason);
+# give one handler's view; or the replace text and, when it has a U+FFFD, a strict
+# decode's first error (a recording decoder's views).
+HOW_STRICT, HOW_VIEW, HOW_RECORDING = 0, 1, 2
 
 HANDLER = "utf8fuzz.record"
 PASS_HANDLER = "utf8fuzz.record-surrogatepass"
@@ -106,80 +108,31 @@ class _Recorder:
     ``surrogatepass``; ``utf-8-sig`` adds its BOM's 3 itself); ``handle_based``
     adds the base set by ``set_base`` (the absolute offset of the first byte of the
     object the codec is decoding right now: the incremental decoder's buffer) and
-    keeps the raw offsets.
+    keeps the raw offsets; ``handle_pass`` is surrogatepass, recording what it
+    cannot pass.
 
     The handler runs for every error of every sampled fuzz input (about 20 on a
-    64-byte one), and as a Python function it cost more than the decode: when
-    :mod:`utf8fuzz.decoders._native` is built, the handlers are its C ``record``,
-    ``record_based`` and ``record_pass``, which do the same, and the lists are its
-    ``recorded`` and ``recorded_raw``. Either way the lists are cleared in place by
-    :meth:`reset` (nobody keeps them past the decode that filled them)."""
+    64-byte one), and as a Python function it cost more than the decode: the
+    handlers are the C ``record``, ``record_based`` and ``record_pass`` of
+    :mod:`utf8fuzz.decoders._cpython`, and the lists are its ``recorded`` and
+    ``recorded_raw`` (tests/decoders/test_cpython.py holds them to Python
+    handlers). The lists are cleared in place by :meth:`reset` (nobody keeps them
+    past the decode that filled them)."""
 
-    def __init__(self, native: Any = _native) -> None:
-        self.handle: Callable[[UnicodeError], tuple[str, int]]
-        self.handle_based: Callable[[UnicodeError], tuple[str, int]]
-        self.handle_pass: Callable[[UnicodeError], tuple[str | bytes, int]]
-        self.set_base: Callable[[int], None]
-        if native is not None:
-            self.events: list[Event] = native.recorded
-            self.raw: list[tuple[int, int]] = native.recorded_raw
-            self.handle, self.handle_based = native.record, native.record_based
-            self.handle_pass = native.record_pass
-            self.set_base = native.record_base
-        else:
-            self.events, self.raw = [], []
-            self.handle, self.handle_based, self.set_base = self._handlers()
-            self.handle_pass = self._handle_pass
+    def __init__(self) -> None:
+        self.events: list[Event] = _cpython.recorded
+        self.raw: list[tuple[int, int]] = _cpython.recorded_raw
+        self.handle: Callable[[UnicodeError], tuple[str, int]] = _cpython.record
+        self.handle_based: Callable[[UnicodeError], tuple[str, int]] = _cpython.record_based
+        self.handle_pass: Callable[[UnicodeError], tuple[str | bytes, int]] = (
+            _cpython.record_pass)
+        self.set_base: Callable[[int], None] = _cpython.record_base
 
     def reset(self) -> None:
         self.events.clear()
         self.raw.clear()
 
-    def _handlers(self) -> tuple[Callable[[UnicodeError], tuple[str, int]],
-                                 Callable[[UnicodeError], tuple[str, int]],
-                                 Callable[[int], None]]:
-        record, record_raw = self.events.append, self.raw.append
-        based = [0]
 
-        def handle(exc: UnicodeError) -> tuple[str, int]:
-            if not isinstance(exc, UnicodeDecodeError):
-                raise exc
-            end = exc.end
-            # reason_of() inlined
-            record((exc.start, end,
-                    "truncated" if exc.reason == "unexpected end of data" else "illegal"))
-            return "", end
-
-        def handle_based(exc: UnicodeError) -> tuple[str, int]:
-            if not isinstance(exc, UnicodeDecodeError):
-                raise exc
-            start, end, base = exc.start, exc.end, based[0]
-            record_raw((start, end))
-            record((base + start, base + end,
-                    "truncated" if exc.reason == "unexpected end of data" else "illegal"))
-            return "", end
-
-        def set_base(base: int) -> None:
-            based[0] = base
-
-        return handle, handle_based, set_base
-
-    def _handle_pass(self, exc: UnicodeError) -> tuple[str | bytes, int]:
-        # surrogatepass passes only a surrogate, whose 3-byte form always begins
-        # with ED (U+D800..U+DFFF is 1110_1101 ...): anything else it would raise
-        # for, at the cost of an exception, so go straight to recording
-        if isinstance(exc, UnicodeDecodeError) and exc.object[exc.start] != 0xED:
-            return self.handle(exc)
-        try:
-            return _surrogatepass(exc)
-        except UnicodeDecodeError as e:
-            # it raises exc itself: drop the traceback it got, whose frame holds exc
-            # (a cycle only the GC would free)
-            e.with_traceback(None)
-        return self.handle(exc)
-
-
-_surrogatepass = codecs.lookup_error("surrogatepass")
 _REC = _Recorder()
 codecs.register_error(HANDLER, _REC.handle)
 codecs.register_error(BASED_HANDLER, _REC.handle_based)
@@ -207,12 +160,6 @@ _PLAIN_BUFFERED = _plain_buffered()
 class CPythonDecoder(Decoder):
     """Shared versions; subclasses implement ``run``."""
 
-    def _screen_in_c(self, cls: type, how: int, errors: str, view: str = "") -> None:
-        """The screen as ``_native.codec_screen`` (see *Screens* above), where it
-        is built (:meth:`~utf8fuzz.decoders.base.Decoder._bind_c`)."""
-        self._bind_c(cls, "screen", _native and (
-            lambda: partial(_native.codec_screen, how, errors, view)))
-
     def versions(self) -> dict[str, str]:
         return {
             "python": platform.python_version(),
@@ -224,10 +171,13 @@ class CPythonDecoder(Decoder):
 class Strict(CPythonDecoder):
     name = "cpython:strict"
     shows = frozenset({"strict", "reason"})
-    screen_complete = True
+    screen_is_whole = True
 
     def __init__(self) -> None:
-        self._screen_in_c(Strict, 0, "strict")
+        # the screen in C; a subclass (a planted bug) keeps the method it may override
+        if type(self) is Strict:
+            self.screen = partial(  # type: ignore[method-assign]
+                _cpython.codec_screen, HOW_STRICT, "strict", "")
 
     def run(self, data: bytes) -> Outcome:
         try:
@@ -256,7 +206,7 @@ def valid_outcome(length: int, cps: tuple[int, ...]) -> Outcome:
 class Handler(CPythonDecoder):
     """One of CPython's built-in error handlers; shows the view it produces."""
 
-    screen_complete = True
+    screen_is_whole = True
 
     VIEW: ClassVar[dict[str, str]] = {
         "replace": "replace", "ignore": "ignore", "surrogateescape": "escape",
@@ -267,7 +217,10 @@ class Handler(CPythonDecoder):
         self.name = f"cpython:{errors}"
         self.view = self.VIEW[errors]
         self.shows = frozenset({self.view})
-        self._screen_in_c(Handler, 1, errors, self.view)
+        # the screen in C; a subclass (a planted bug) keeps the method it may override
+        if type(self) is Handler:
+            self.screen = partial(  # type: ignore[method-assign]
+                _cpython.codec_screen, HOW_VIEW, errors, self.view)
 
     def run(self, data: bytes) -> Outcome:
         return Outcome.partial(len(data), **{self.view: _cps(data.decode("utf-8", self.errors))})
@@ -308,7 +261,10 @@ class Recording(CPythonDecoder):
     handler = HANDLER
 
     def __init__(self) -> None:
-        self._screen_in_c(Recording, 2, "replace")
+        # the screen in C; a subclass (a planted bug) keeps the method it may override
+        if type(self) is Recording:
+            self.screen = partial(  # type: ignore[method-assign]
+                _cpython.codec_screen, HOW_RECORDING, "replace", "")
 
     def run(self, data: bytes) -> Outcome:
         _REC.reset()
@@ -332,7 +288,10 @@ class SurrogatePass(Recording):
     handler = PASS_HANDLER
 
     def __init__(self) -> None:
-        self._screen_in_c(SurrogatePass, 0, "surrogatepass")
+        # the screen in C; a subclass (a planted bug) keeps the method it may override
+        if type(self) is SurrogatePass:
+            self.screen = partial(  # type: ignore[method-assign]
+                _cpython.codec_screen, HOW_STRICT, "surrogatepass", "")
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
         try:
@@ -377,10 +336,10 @@ class Incremental(Recording):
         return [*self.splits(data), len(data)]
 
     def _written_out(self, data: bytes) -> bool:
-        """Can the C loops (``_native.incremental_screen`` and ``incremental_decode``)
+        """Can the C loops (``_cpython.incremental_screen`` and ``incremental_decode``)
         feed ``data``: the stdlib decoder is the plain buffered one they write out,
         the cuts are :func:`input_splits`' (the rule they know), ``data`` is bytes."""
-        return (_PLAIN_BUFFERED and self.splits is input_splits and _native is not None
+        return (_PLAIN_BUFFERED and self.splits is input_splits
                 and type(data) is bytes)
 
     def run(self, data: bytes) -> Outcome:
@@ -388,7 +347,7 @@ class Incremental(Recording):
         rec.reset()
         if self._written_out(data):
             # the loop below in C, as the screen's (tests hold them equal)
-            text = _native.incremental_decode(codecs.utf_8_decode, data, BASED_HANDLER)
+            text = _cpython.incremental_decode(codecs.utf_8_decode, data, BASED_HANDLER)
             self.last_raw = list(rec.raw)
             toks = tile_text(data, text, rec.events)
             return Outcome.from_tokens(toks, len(data), data=data, check=False)
@@ -431,7 +390,7 @@ class Incremental(Recording):
                                     lambda: self._feed(data, "strict"))
             # the same loop in C, for the fuzz loop's cuts (tests hold them equal)
             if self._written_out(data):
-                r = _native.incremental_screen(codecs.utf_8_decode, data)
+                r = _cpython.incremental_screen(codecs.utf_8_decode, data)
                 if r[1] is None:
                     return _no_error(r[0])
                 return {"replace": r[0], "strict": r[1], "reason": r[2]}
@@ -512,7 +471,7 @@ class Utf8Sig(Recording):
         toks = tile_text(data, text, events, offset=base)
         if base:
             toks = (Token("char", 0xFEFF, 0, 3), *toks)
-        prov = {**self._provenance(), "signature": "stripped" if base else "none"}
+        prov = {**self.provenance(), "signature": "stripped" if base else "none"}
         return Outcome.from_tokens(toks, len(data), prov, data=data, check=False)
 
     def screen(self, data: bytes) -> dict[str, Any] | None:

@@ -46,16 +46,16 @@ otherwise, and the screen falls back to ``decode_corrected``'s array, as a tuple
 Each view still comes from its own call: on valid input the strict result is not
 reused as the replace text, so a mode that contradicts the other is still caught.
 
-Complete screen (:meth:`~utf8fuzz.decoders.base.Decoder.complete_screen`, what the
-differ runs on the inputs it samples instead of :meth:`_Fast.run`):
-``_native.fast_screen`` (the adapters' C glue) makes the six calls above and
-derives the tokens exactly as ``run`` does, with the same checks, in C. It gives
+Whole views (``whole_views``, :mod:`utf8fuzz.engine.screening`: what the differ
+runs on the inputs it samples instead of :meth:`_Fast.run`):
+``utf8fuzz.fast._fast.fast_screen`` (``fast/screen.c``) makes the six calls above
+and derives the tokens exactly as ``run`` does, with the same checks, in C. It gives
 every view, the tokens packed (a text above U+10FFFF as a tuple of code points, as
 ``run`` reads ``decode_corrected``'s array), or None wherever ``run`` would not
 build its outcome from tokens (the fast path contradicts itself), and the differ
 then decodes in full. Measured with callgrind on 3,000 inputs recorded from the
 fuzz loop: ``run`` about 150,000 instructions an input, the C screen 25,000, the
-cheap screen 3,000. A subclass (a planted bug) has no complete screen: it may
+cheap screen 3,000. A subclass (a planted bug) has no whole views: it may
 override what the C derives.
 
 ``validate(data)`` must give the same span as ``first_error(data)``; a disagreement is
@@ -71,11 +71,6 @@ from typing import Any
 from utf8fuzz import __version__
 from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.outcome import REPLACEMENT, VIEWS, Outcome, Token
-
-try:
-    from utf8fuzz.decoders import _native
-except ImportError:  # not built: the Python screens below, which are not complete
-    _native = None  # type: ignore[assignment]
 
 _CPYTHON_REASONS = {"unexpected end of data": "truncated"}
 _CORRECTED_REASONS = {
@@ -135,17 +130,18 @@ def _corrected_len(b: int) -> int:
 class _Fast(Decoder):
     shows = frozenset(VIEWS)
     own = True
-    #: The class whose instances' complete screen is C (set below for the two
-    #: adapters, so that a subclass of either keeps the method: see _bind_c).
-    _C_CLASS: type | None = None
 
     def __init__(self, fast: Any) -> None:
         self._fast = fast
         self._versions: dict[tuple[str, str], dict[str, str]] = {}
-        # the complete screen (see the module docstring)
-        self._bind_c(self._C_CLASS or _Fast, "complete_screen", _native and (
-            lambda: partial(_native.fast_screen, *self._functions(), bytes(self.LEAD_LENGTHS),
-                            bytes(b in self.RESERVED_LEADS for b in range(256)))))
+        # The whole views in C (see the module docstring); not for a subclass (a
+        # planted bug), which may override what the C derives.
+        if type(self) in (FastUnicode, FastCorrected):
+            # here, not at module import: the package may not import (fast_module)
+            from utf8fuzz.fast._fast import fast_screen
+
+            self.whole_views = partial(fast_screen, *self._functions(), bytes(self.LEAD_LENGTHS),
+                                       bytes(b in self.RESERVED_LEADS for b in range(256)))
 
     def _functions(self) -> tuple[Callable[..., Any], Callable[..., Any] | None,
                                   Callable[..., Any], Callable[..., Any],
@@ -170,7 +166,7 @@ class _Fast(Decoder):
             }
         return dict(cached)
 
-    def _provenance(self) -> dict[str, str]:
+    def provenance(self) -> dict[str, str]:
         # Not cached by the base class: set_path can change the code path while
         # the process lives (versions() formats each path once).
         return self.versions()
@@ -371,9 +367,6 @@ class FastCorrected(_Fast):
 
     # Corrected UTF-8: "sequences beginning with FE or FF" are reserved units.
     RESERVED_LEADS = frozenset({0xFE, 0xFF})
-
-
-FastUnicode._C_CLASS, FastCorrected._C_CLASS = FastUnicode, FastCorrected
 
 
 def fast_module() -> Any:

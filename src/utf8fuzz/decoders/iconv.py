@@ -23,17 +23,16 @@ is an error alone. The outcome shows ``strict`` and ``reason`` (and, on input
 iconv accepts, the converted text as every substitution view).
 
 Native glue. The calls, the span search included, are made from C
-(:mod:`utf8fuzz.decoders._native`, through ``<iconv.h>``: glibc's iconv is
+(:mod:`utf8fuzz.decoders._iconv`, through ``<iconv.h>``: glibc's iconv is
 libc); through ctypes, the up to six calls per ill-formed input cost tens of
 microseconds. The descriptor is still opened here (ctypes), C gets it as an
-integer. Without the extension the adapters are Unavailable, in one line;
-tests/decoders/test_iconv.py keeps the old pure-ctypes path as the oracle
-the C glue is checked against.
+integer. tests/decoders/test_iconv.py keeps the old pure-ctypes path as the
+oracle the C glue is checked against.
 
 The screen (the fuzz loop's cheap tier) is the same calls, span search included,
 as the outcome's views: ``strict`` and ``reason``, and on valid input the text as
-every text view - complete (``screen_complete``). It is C
-(``_native.iconv_screen``, held equal to :meth:`Iconv.screen`), which reads the
+every text view - whole (``screen_is_whole``). It is C
+(``_iconv.iconv_screen``, held equal to :meth:`Iconv.screen`), which reads the
 descriptor from the decoder at each call, so a closed one is never used.
 """
 
@@ -45,21 +44,19 @@ import weakref
 from functools import cache, partial
 from typing import Any
 
+from utf8fuzz.decoders import _iconv
 from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.outcome import Outcome
 from utf8fuzz.policies import decode_tokens
 from utf8fuzz.profiles import get_profile
 
-try:
-    from utf8fuzz.decoders import _native
-except ImportError:  # not built: discover() says so
-    _native = None  # type: ignore[assignment]
-
 TARGETS = (("utf32le", "UTF-32LE"), ("ucs4", "UCS-4LE"), ("wchar_t", "WCHAR_T"),
            ("utf8", "UTF-8"))
-# How the C glue reads each target's output: 32-bit little-endian, 32-bit in the
-# host's order (WCHAR_T), or UTF-8 with RFC 2279's bit layout.
-_KIND = {"UTF-32LE": 0, "UCS-4LE": 0, "WCHAR_T": 1, "UTF-8": 2}
+# How the C glue reads a target's output (its ``kind`` argument; _iconv.c's OUT_*):
+# 32-bit little-endian, 32-bit in the host's order, or UTF-8 with RFC 2279's bit layout.
+OUT_UTF32LE, OUT_HOST32, OUT_UTF8 = 0, 1, 2
+_KIND = {"UTF-32LE": OUT_UTF32LE, "UCS-4LE": OUT_UTF32LE, "WCHAR_T": OUT_HOST32,
+         "UTF-8": OUT_UTF8}
 _FAIL = ctypes.c_size_t(-1).value
 
 
@@ -93,7 +90,7 @@ def _check(err: int) -> str | None:
 
 class Iconv(Decoder):
     shows = frozenset({"strict", "reason"})
-    screen_complete = True
+    screen_is_whole = True
 
     def __init__(self, short: str, target: str) -> None:
         self.name, self.target = f"iconv:{short}", target
@@ -102,10 +99,12 @@ class Iconv(Decoder):
             raise OSError(f"iconv_open({target}, UTF-8) failed")
         self._kind = _KIND[target]
         self.last_raw: tuple[int, str | None] = (0, None)
-        # the screen below in C, reading the descriptor at each call. A proxy: the
-        # decoder holding its own screen would be a cycle, freed only by the collector.
-        self._bind_c(Iconv, "screen",
-                     lambda: partial(_native.iconv_screen, weakref.proxy(self), self._kind))
+        # The screen below in C, reading the descriptor at each call; not for a
+        # subclass (a planted bug), which keeps the method it may override. A proxy:
+        # the decoder holding its own screen would be a cycle, freed only by the GC.
+        if type(self) is Iconv:
+            self.screen = partial(  # type: ignore[method-assign]
+                _iconv.iconv_screen, weakref.proxy(self), self._kind)
 
     def versions(self) -> dict[str, str]:
         return {"libc": libc_version(), "iconv": f"UTF-8 to {self.target}"}
@@ -114,14 +113,14 @@ class Iconv(Decoder):
         """One ``iconv()`` over ``data``: (bytes consumed, errno name or None, output)."""
         if self._cd in (None, _FAIL):
             raise RuntimeError("the descriptor is closed")
-        consumed, err, out = _native.iconv_convert(self._cd, data)
+        consumed, err, out = _iconv.iconv_convert(self._cd, data)
         return consumed, _check(err), out
 
     def run(self, data: bytes) -> Outcome:
         if self._cd in (None, _FAIL):
             raise RuntimeError("the descriptor is closed")
         n = len(data)
-        p, e, end, cps = _native.iconv_run(self._cd, data, self._kind, True)
+        p, e, end, cps = _iconv.iconv_run(self._cd, data, self._kind, True)
         err = _check(e)
         self.last_raw = (p, err)
         if err is None:
@@ -139,7 +138,7 @@ class Iconv(Decoder):
         if self._cd in (None, _FAIL):
             return None
         try:
-            p, e, end, cps = _native.iconv_run(self._cd, data, self._kind, True)
+            p, e, end, cps = _iconv.iconv_run(self._cd, data, self._kind, True)
         except Exception:
             return None
         if e == 0:
@@ -172,9 +171,6 @@ def discover() -> list[Decoder | Unavailable]:
         _libc().iconv_open  # noqa: B018 - probe
     except (OSError, AttributeError) as e:
         return [Unavailable("iconv", f"no iconv in the C library: {e}")]
-    if _native is None:
-        return [Unavailable("iconv", "utf8fuzz.decoders._native is not built "
-                                     "(pip install -e . builds it)")]
     for short, target in TARGETS:
         try:
             out.append(Iconv(short, target))

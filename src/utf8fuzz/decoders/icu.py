@@ -31,21 +31,20 @@ is reason ``truncated``; the others are ``illegal``. UTF-16 units on either side
 of an error are never paired: the callback records where the output stood.
 
 Native glue. The call, the callback and the tiling run in C
-(:mod:`utf8fuzz.decoders._native`): through ctypes they cost tens of
+(:mod:`utf8fuzz.decoders._icu`): through ctypes they cost tens of
 microseconds per fuzz input (a Python callback per error), in C a few. ICU is
 still loaded here with ctypes - two different ICUs with version-suffixed symbols
 can coexist in one process - and C gets the function addresses and the
-converter as integers, so the extension links no ICU. Without the extension
-(the package installed without building it) the adapters are Unavailable, in one
-line: a slow path kept beside the fast one would be a second implementation to
-keep equal. tests/decoders/test_icu.py keeps the old pure-ctypes path as
-the oracle the C glue is checked against.
+converter as integers, so the extension links no ICU. There is no slow path
+beside it: that would be a second implementation to keep equal.
+tests/decoders/test_icu.py keeps the old pure-ctypes path as the oracle the C
+glue is checked against.
 
 The screen (the fuzz loop's cheap tier) is the same conversion, given as its tokens
 alone, packed (:func:`utf8fuzz.outcome.pack_tokens`: one bytes object, no Token
 object, which the differ compares with the reference's packing at once); every
 view follows from them, and where the full path would raise, it says None. So the
-screen is complete (``screen_complete``): the fuzz loop never converts an input
+screen is whole (``screen_is_whole``): the fuzz loop never converts an input
 twice to sample the full outcome, and on a difference (the CESU-8 converters differ
 on a third of fuzz inputs) the screen is judged as it is. It once gave the six
 other views too, as strs and tuples: made and freed on every input, four
@@ -63,14 +62,10 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from utf8fuzz.decoders import _icu
 from utf8fuzz.decoders._tiling import TilingError
 from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.outcome import VIEWS, Outcome
-
-try:
-    from utf8fuzz.decoders import _native
-except ImportError:  # not built: discover() says so
-    _native = None  # type: ignore[assignment]
 
 U_ZERO_ERROR = 0
 
@@ -116,7 +111,7 @@ class IcuLib:
 
 class IcuConverter(Decoder):
     shows = frozenset(VIEWS)
-    screen_complete = True
+    screen_is_whole = True
 
     def __init__(self, lib: IcuLib, converter: str, name: str, profile: str) -> None:
         self.lib, self.converter, self.name, self.profile = lib, converter, name, profile
@@ -136,9 +131,9 @@ class IcuConverter(Decoder):
     def run(self, data: bytes) -> Outcome:
         if not self._cnv:
             raise RuntimeError("the converter is closed")
-        r = _native.icu_decode(*self._args, data, self._cesu8)
+        r = _icu.icu_decode(*self._args, data, self._cesu8)
         if type(r) is tuple:  # tiled in C, by construction: no second check
-            return Outcome.from_tokens(r, len(data), self._provenance(), data=bytes(data),
+            return Outcome.from_tokens(r, len(data), self.provenance(), data=bytes(data),
                                        check=False)
         if type(r) is int:
             raise RuntimeError(f"ucnv_toUnicode: {self.lib.error_name(r).decode()}")
@@ -150,7 +145,7 @@ class IcuConverter(Decoder):
         if not self._cnv:
             return None
         try:
-            return _native.icu_screen(*self._args, data, self._cesu8)  # type: ignore[no-any-return]
+            return _icu.icu_screen(*self._args, data, self._cesu8)
         except Exception:
             return None
 
@@ -198,9 +193,6 @@ def discover() -> list[Decoder | Unavailable]:
     if not found:
         return [Unavailable("icu", "no libicuuc on this system and icu4py is not installed "
                                    "(apt-get install libicu-dev, or pip install icu4py)")]
-    if _native is None:
-        return [Unavailable("icu", "utf8fuzz.decoders._native is not built "
-                                   "(pip install -e . builds it)")]
     for prefix, path in found:
         cesu = "icu:cesu8" if prefix == "icu" else f"{prefix}-cesu8"
         for name, conv, profile in ((prefix, "UTF-8", "unicode"), (cesu, "CESU-8", "cesu8")):

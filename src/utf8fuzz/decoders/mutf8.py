@@ -15,54 +15,31 @@ supplementary code point itself, as the profile reads it; a lone encoded
 surrogate stays a surrogate code point. Its error reasons are free text, so no
 reason view is claimed.
 
-The screen (the fuzz loop's cheap tier) is the same single call without building an
-outcome: its views, complete (``screen_complete``). Both implementations fail
-most fuzz inputs in their own way (the C one passes ill-formed bytes through as
-Latin-1, so its ``strict`` is None where the profile has an error; the pure-Python
-one raises RuntimeError, a crash). The screen hands such a crash over as the
-outcome :meth:`decode` would give, so the differ does not call the library again;
-and the adapter keeps the last input's result (text or exception) for a full
-outcome asked for right after a screen.
+Both implementations fail most fuzz inputs in their own way: the C one passes
+ill-formed bytes through as Latin-1, so its ``strict`` is None where the profile
+has an error; the pure-Python one raises RuntimeError, which :meth:`decode` turns
+into a crash outcome.
+
+This is the whole of an adapter: attributes, :meth:`~Mutf8.run` and
+:meth:`~Mutf8.versions`, and ``discover()``. It offers none of the fuzz loop's
+optional speed-ups (:mod:`utf8fuzz.engine.screening`), and is compared in full on
+every input.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.outcome import Outcome
-
-_Raised = tuple[type[Exception], tuple[Any, ...]]  # an exception's type and arguments
 
 
 class Mutf8(Decoder):
     profile = "mutf8"
     shows = frozenset({"strict"})
-    screen_complete = True
 
     def __init__(self, name: str, fn: Callable[[bytes], str], impl: str, version: str) -> None:
         self.name, self.fn, self.impl, self.version = name, fn, impl, version
-        self._last: tuple[bytes, str | None, _Raised | None] | None = None
-
-    def _call(self, data: bytes) -> str:
-        """``fn(data)``, or what it raised, from the last call when ``data`` is the
-        same (the library is a pure function of its input)."""
-        last = self._last
-        if last is None or last[0] != data:
-            try:
-                last = (data, self.fn(data), None)
-            except Exception as e:
-                # Kept as its type and arguments, raised afresh each time: a kept
-                # exception object would keep its traceback, whose frames hold this
-                # decoder, which holds the exception - a cycle only the GC frees.
-                last = (data, None, (type(e), e.args))
-            # bytes only: a mutable buffer could change under the kept result
-            self._last = last if type(data) is bytes else None
-        if last[2] is not None:
-            kind, args = last[2]
-            raise kind(*args)
-        return last[1]  # type: ignore[return-value]
 
     def versions(self) -> dict[str, str]:
         return {"mutf8": self.version, "implementation": self.impl}
@@ -70,24 +47,12 @@ class Mutf8(Decoder):
     def run(self, data: bytes) -> Outcome:
         n = len(data)
         try:
-            text = self._call(data)
+            text = self.fn(data)
         except UnicodeDecodeError as e:
             return Outcome.partial(n, strict=(e.start, e.end))
+        # accepted: its text is every substitution view, and there are no spans
         cps = tuple(map(ord, text))
-        # the views in their final shapes already: Outcome.partial's checks would
-        # double the cost of nearly every fuzz input (see the module docstring)
-        return Outcome(n, views={"strict": None, "spans": (), "replace": cps, "ignore": cps,
-                                 "escape": cps})
-
-    def screen(self, data: bytes) -> dict[str, Any] | Outcome | None:
-        try:
-            text = self._call(data)
-        except UnicodeDecodeError as e:
-            return {"strict": (e.start, e.end)}
-        except Exception as e:
-            return self.crash(data, e)  # what run() would raise: decode()'s outcome
-        # accepted: its text is every text view
-        return {"strict": None, "spans": (), "replace": text, "ignore": text, "escape": text}
+        return Outcome.partial(n, strict=None, spans=(), replace=cps, ignore=cps, escape=cps)
 
 
 def discover() -> list[Decoder | Unavailable]:

@@ -64,7 +64,7 @@ class NodeProcess:
 
 
 class NodeDecoder(Decoder):
-    batched = True  # a round trip per call: the fuzz loop sends batches
+    out_of_process = True  # a round trip per call: the fuzz loop sends batches
 
     def __init__(self, proc: NodeProcess, variant: str) -> None:
         self.proc, self.variant, self.op = proc, variant, OPS[variant]

@@ -249,7 +249,7 @@ codecs.register_error(REPLACE_HANDLER, _record_replace)
 class IsolatedDecoder(Decoder):
     """A plug-in decoding in a worker process (see the module docstring)."""
 
-    batched = True  # a round trip per call: the fuzz loop sends batches
+    out_of_process = True  # a round trip per call: the fuzz loop sends batches
 
     def __init__(self, target: str, profile: str | None, described: Decoder,
                  *, timeout: float = DEFAULT_TIMEOUT, name: str | None = None) -> None:

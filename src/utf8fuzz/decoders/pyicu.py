@@ -58,7 +58,7 @@ _MEMO_LIMIT = 1 << 17  # pieces per memo (at most 4 bytes each), least recent dr
 
 
 class PyIcu(Decoder):
-    screen_complete = True
+    screen_is_whole = True
 
     def __init__(self, icu: object, mode: str | None) -> None:
         self.icu, self.mode = icu, mode

@@ -9,11 +9,14 @@ its tests; ``UTF8FUZZ_PURE_REFERENCE=1`` walks it in Python).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from utf8fuzz import __version__
 from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.outcome import VIEWS, Outcome
 from utf8fuzz.policies import POLICIES, decode_tokens
 from utf8fuzz.profiles import REGISTRY, get_profile
+from utf8fuzz.profiles.table import Profile
 from utf8fuzz.profiles.walk import Walk, walker
 
 
@@ -28,6 +31,17 @@ class Reference(Decoder):
         self.name = reference_name(profile, policy)
         # An unknown policy raises when decoding, as decode_tokens does.
         self._walker = walker(self._profile, policy) if policy in POLICIES else None
+
+    @property
+    def table(self) -> Profile:
+        """The compiled table of the profile this reference walks."""
+        return self._profile
+
+    @property
+    def walker(self) -> Callable[[bytes], Walk] | None:
+        """The walker itself (a C callable when compiled), or None for an unknown
+        policy: what the fuzz loop calls per input, without :meth:`walk`'s frame."""
+        return self._walker
 
     def run(self, data: bytes) -> Outcome:
         return self.walk(data).outcome(self.versions())

@@ -24,14 +24,14 @@ Environment:
 ``UTF8FUZZ_FOUND_LOG`` optional JSON-lines file of new entries
 ``UTF8FUZZ_MINIMIZE_SECONDS`` per new signature (default 10)
 ``UTF8FUZZ_INSTRUMENT``  ``1``: instrument the references' bytecode too
-``UTF8FUZZ_SCREEN_BATCH`` inputs compared together (default 32; ``1``: each at once)
+``UTF8FUZZ_ROUND``     inputs compared together (default 32; ``1``: each at once)
 
-Inputs are compared in batches, decoder-major (:mod:`.finder`, "Screening
-batches"): each input's walks - its coverage - are taken at once, the decoders run
-when the batch is full. If a decoder crashes the process mid-batch, libFuzzer
-saves the batch's last input, which may not be the culprit; every input of the
-batch is in ``<artifact prefix>inflight-<pid>.hex`` (one hex line each; removed at
-a clean exit). Each can be run alone: ``python fuzz/differential.py FILE``.
+Inputs are compared in rounds, decoder-major (:mod:`.finder`, "Rounds"): each
+input's walks - its coverage - are taken at once, the decoders run when the round
+is full. If a decoder crashes the process mid-round, libFuzzer saves the round's
+last input, which may not be the culprit; every input of the round is in
+``<artifact prefix>inflight-<pid>.hex`` (one hex line each; removed at a clean
+exit). Each can be run alone: ``python fuzz/differential.py FILE``.
 """
 
 from __future__ import annotations
@@ -44,6 +44,10 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from utf8fuzz.decoders.base import Decoder
 
 #: The views each mode compares (see utf8fuzz.outcome).
 MODES: dict[str, frozenset[str] | None] = {
@@ -53,10 +57,10 @@ MODES: dict[str, frozenset[str] | None] = {
 }
 
 
-def select(specs: Sequence[str] | None, profiles: Sequence[str] | None) -> list:  # type: ignore[type-arg]
+def select(specs: Sequence[str] | None, profiles: Sequence[str] | None) -> list[Decoder]:
     from utf8fuzz import decoders as registry
 
-    chosen = []
+    chosen: list[Decoder] = []
     if specs:
         for s in specs:
             chosen += [d for d in registry.resolve(s) if d not in chosen]
@@ -114,12 +118,13 @@ def at_process_exit(fn: Callable[[], None]) -> bool:
 
     Why: libFuzzer ends a run (``-max_total_time``, ``-runs``) by calling ``exit()``
     from inside ``atheris.Fuzz()``. The interpreter is never finalized, so Python's
-    :mod:`atexit` handlers never run - and the finder's last partial batch of
-    out-of-process decoders would go unchecked. C's exit handlers do run, in the
-    thread that called ``exit()``, the one running Python; ``__cxa_atexit`` (glibc
-    and macOS, where ``atexit`` itself is not an exported symbol) registers one,
-    and ctypes makes ``fn`` callable from C. A crash (libFuzzer's ``_Exit``) runs
-    none, which is right: the process state is not to be trusted then."""
+    :mod:`atexit` handlers never run - and the inputs the finder still holds
+    for its round and its out-of-process decoders would go unchecked. C's exit
+    handlers do run, in the thread that called ``exit()``, the one running Python;
+    ``__cxa_atexit`` (glibc and macOS, where ``atexit`` itself is not an exported
+    symbol) registers one, and ctypes makes ``fn`` callable from C. A crash
+    (libFuzzer's ``_Exit``) runs none, which is right: the process state is not
+    to be trusted then."""
     import ctypes
 
     try:
@@ -136,7 +141,8 @@ def at_process_exit(fn: Callable[[], None]) -> bool:
     cb = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(call)
     _EXIT_CALLBACKS.append(cb)
     register.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
-    return register(ctypes.cast(cb, ctypes.c_void_p), None, None) == 0
+    status: int = register(ctypes.cast(cb, ctypes.c_void_p), None, None)
+    return status == 0
 
 
 #: Set in the environment of a target run with -fork, -jobs or -workers, which its
@@ -186,7 +192,7 @@ def collect() -> None:
     Why not the collector's own schedule: a differ run leaves no cyclic garbage
     (``tests/engine/test_no_cycles.py``), so every automatic collection found
     nothing, and they cost about a tenth of the instructions of an input
-    (callgrind, on 3,000 inputs recorded from the loop): a batch's walks and
+    (callgrind, on 3,000 inputs recorded from the loop): a round's walks and
     screens are alive until it is compared, so the youngest generation was
     walked again and again, and the older ones held the PyICU adapter's memos,
     which grow for the whole run. A collection every :data:`COLLECT_EVERY` inputs
@@ -200,7 +206,7 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     import atheris
 
     from utf8fuzz.engine.coverage import TableCoverage, libfuzzer_counters
-    from utf8fuzz.engine.finder import Finder, InFlight, screen_batch_default
+    from utf8fuzz.engine.finder import Finder, InFlight, round_default
     from utf8fuzz.engine.mutator import make_custom_mutator
 
     if os.environ.get("UTF8FUZZ_INSTRUMENT") == "1":
@@ -214,12 +220,12 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     corpus = Path(os.environ.get("UTF8FUZZ_CORPUS", "corpus"))
     log = os.environ.get("UTF8FUZZ_FOUND_LOG")
     argv = list(argv if argv is not None else sys.argv)
-    batch = screen_batch_default()
+    round_size = round_default()
     inflight = InFlight(Path(artifact_prefix(argv) + f"inflight-{os.getpid()}.hex")) \
-        if batch > 1 else None
+        if round_size > 1 else None
     finder = Finder(decs, corpus, "atheris", views=MODES[mode],
                     minimize_seconds=float(os.environ.get("UTF8FUZZ_MINIMIZE_SECONDS", "10")),
-                    screen_batch=batch, inflight=inflight)
+                    round_size=round_size, inflight=inflight)
     if not finder.differ.decoders:
         print("utf8fuzz: no decoder under test for this target (only references, which are "
               "the oracle); nothing to compare", file=sys.stderr)
@@ -254,15 +260,15 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
         if executions % COLLECT_EVERY == 0:
             collect()
 
-    def last_batch() -> None:
+    def last_round() -> None:
         n, u = len(found), len(unreproduced)
         finder.flush()
         log_new(n, u)
         if inflight is not None:
             inflight.close()
 
-    if not at_process_exit(last_batch):
-        print("utf8fuzz: this libc offers no exit handler: the last batch of inputs is "
+    if not at_process_exit(last_round):
+        print("utf8fuzz: this libc offers no exit handler: the last round of inputs is "
               "not compared when libFuzzer ends the run", file=sys.stderr)
 
     # Everything made so far lives as long as the process: out of the collector's

@@ -24,8 +24,7 @@ from functools import cache
 
 from utf8fuzz.profiles import REGISTRY
 from utf8fuzz.profiles.table import bits_encode
-
-BLOCKS: tuple[int, ...] = (16, 32, 64)
+from utf8fuzz.profiles.walk import BLOCKS
 
 BOUNDARY_CODEPOINTS: tuple[int, ...] = (
     0x00, 0x2F, 0x7F, 0x80, 0x9F, 0xA0, 0xFF, 0x7FF, 0x800, 0x89F, 0x8A0, 0xFFF, 0x1000,

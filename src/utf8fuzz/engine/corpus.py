@@ -257,7 +257,7 @@ def build_sidecar(
     position_dependent: bool = False,
 ) -> dict[str, Any]:
     """The sidecar for ``divergence`` (a :class:`~utf8fuzz.engine.differ.Divergence`)
-    found in ``result`` (the differ's :class:`~utf8fuzz.engine.differ.Result` for the
+    found in ``result`` (the differ's :class:`~utf8fuzz.engine.result.Result` for the
     *minimized* input). ``decoders`` maps names to the decoders that ran."""
     from utf8fuzz.engine.expect import expectation
 
@@ -297,44 +297,3 @@ def build_sidecar(
         "found": {"at": now(), "engine": engine, "original_size": original_size,
                   "minimized_size": len(data), "minimizer": dict(minimizer or {})},
     }
-
-
-# -- pruning ----------------------------------------------------------------------------
-
-
-def reproduces(entry: Entry) -> bool | None:
-    """Does the current engine still give ``entry``'s signature on its input, with
-    the decoders the signature names? None when one of them is not available here
-    (nothing can be said, and nothing should be removed)."""
-    from utf8fuzz import decoders as registry
-    from utf8fuzz.engine.differ import Differ
-
-    chosen = []
-    for name in entry.sidecar["decoders"]:
-        rec = entry.sidecar["outcomes"].get(name) or {}
-        try:
-            found = registry.resolve(rec.get("spec") or name)
-        except Exception:  # unknown, unavailable, a plug-in that fails to import
-            return None
-        chosen.append(next((d for d in found if d.name == name), found[0]))
-    return entry.signature in Differ(chosen).signatures(entry.data)
-
-
-def prune(corpus: Path, *, dry_run: bool = False) -> list[Entry]:
-    """Remove the entries whose signature the current engine no longer gives.
-
-    Signatures are names: when the engine learns to name a divergence better, or a
-    decoder's bug is fixed at the same version, an entry can stand under a name
-    nothing produces any more, a duplicate of the entry under the better name. An
-    input file is removed with the last sidecar that refers to it."""
-    entries, _ = load(corpus)
-    stale = [e for e in entries if reproduces(e) is False]
-    if dry_run:
-        return stale
-    keep = {e.sidecar.get("file") for e in entries if e not in stale}
-    for e in stale:
-        e.path.unlink(missing_ok=True)
-        f = e.sidecar.get("file")
-        if f and f not in keep:
-            (corpus / str(f)).unlink(missing_ok=True)
-    return stale

@@ -41,9 +41,7 @@ from collections.abc import Sequence
 
 from utf8fuzz.outcome import Token
 from utf8fuzz.profiles.table import Profile
-from utf8fuzz.profiles.walk import Walk, feature_key
-
-BLOCKS = (16, 32, 64)
+from utf8fuzz.profiles.walk import BLOCKS, Walk, feature_key
 
 
 class TableCoverage:
@@ -92,7 +90,7 @@ class TableCoverage:
 
     def feed(self, profile: Profile, data: bytes, tokens: Sequence[Token]) -> None:
         name = profile.name
-        prev = ("start",)
+        prev: tuple[object, ...] = ("start",)
         for t in tokens:
             lead = data[t.start]
             n = t.end - t.start

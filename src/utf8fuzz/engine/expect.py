@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from utf8fuzz.decoders.reference import Reference
+from utf8fuzz.engine.classify import VIEW_ORDER, Judge
 from utf8fuzz.outcome import REPLACEMENT, Outcome, Token, format_codepoint
 
 
@@ -35,7 +36,7 @@ def expectation(data: bytes, profile: str = "unicode",
     ref = Reference(profile, policy)
     toks = ref.decode(data).tokens
     errors = [_error(data, t) for t in toks if t.kind != "char"]
-    sub_out = [format_codepoint(t.value if t.kind == "char" else REPLACEMENT) for t in toks]  # type: ignore[arg-type]
+    sub_out = [format_codepoint(_value(t)) for t in toks]
     chars = [t for t in toks if t.kind == "char"]
     first = next((i for i, t in enumerate(toks) if t.kind != "char"), len(toks))
     return {
@@ -48,7 +49,7 @@ def expectation(data: bytes, profile: str = "unicode",
             "errors": errors,
         },
         "skip": {
-            "output": [format_codepoint(t.value) for t in chars],  # type: ignore[arg-type]
+            "output": [format_codepoint(_value(t)) for t in chars],
             "offsets": [t.start for t in chars],
             "errors": errors,
         },
@@ -58,6 +59,11 @@ def expectation(data: bytes, profile: str = "unicode",
             "error": errors[0] if errors else None,
         },
     }
+
+
+def _value(t: Token) -> int:
+    """A char token's code point; U+FFFD for an error or reserved token."""
+    return t.value if t.kind == "char" and t.value is not None else REPLACEMENT
 
 
 def _error(data: bytes, t: Token) -> dict[str, Any]:
@@ -91,11 +97,9 @@ def expected_outcome(exp: dict[str, Any]) -> Outcome:
 def check_outcome(out: Outcome, exp: dict[str, Any]) -> str | None:
     """None when ``out`` meets ``exp`` at every view it shows; else one line
     saying where it first does not (class, view and detail)."""
-    from utf8fuzz.engine.differ import _ORDER, _Ref
-
     data = bytes.fromhex(exp["input"])
-    ref = _Ref(data, expected_outcome(exp), Reference(exp["profile"], exp["policy"]))
-    found = ref.compare(out, tuple(v for v in _ORDER if v in out.shows or not out.ok))
+    ref = Judge(data, expected_outcome(exp), Reference(exp["profile"], exp["policy"]))
+    found = ref.compare(out, tuple(v for v in VIEW_ORDER if v in out.shows or not out.ok))
     if found is None:
         return None
     klass, _, view, detail = found

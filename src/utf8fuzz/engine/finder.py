@@ -7,41 +7,34 @@ outcomes of *that* input), and saves the entry atomically. Signatures already in
 corpus are not minimized again: that is what keeps a nightly run fast once the
 known bugs are recorded.
 
-Screening. The finder's differ screens (:mod:`.differ`, "Two tiers"): every
-``full_every``-th input is decoded in full by every decoder, the others only by the
-decoders whose cheap screen disagrees with the reference. The default is
-:data:`FULL_EVERY` or ``$UTF8FUZZ_FULL_EVERY`` (``utf8fuzz fuzz --full-every N`` sets
-it, also for the Atheris subprocess). A screened input whose divergences include a
-signature not yet known is run again in full before anything is recorded, since a
-decoder that agreed at its screen may still differ at a view the screen leaves out,
-and a signature names every decoder that differs; the minimizer and the sidecars
-always use full outcomes.
+Screening (:mod:`.screening`). The finder's differ screens: every ``full_every``-th
+input is decoded in full by every decoder, the others only by the decoders whose
+cheap screen disagrees with the reference. The default is :data:`FULL_EVERY` or
+``$UTF8FUZZ_FULL_EVERY`` (``utf8fuzz fuzz --full-every N`` sets it, also for the
+Atheris subprocess). A screened input whose divergences include a signature not yet
+known is run again in full before anything is recorded: a signature names every
+decoder that differs, at any view.
 
-Screening batches. :meth:`Finder.queue` (the Atheris loop's) walks an input at
-once - the walks are its coverage, which libFuzzer reads when the call returns -
-and compares it later, with :data:`SCREEN_BATCH` others, through
-:meth:`~.differ.Differ.run_many`: each decoder screens the whole batch before the
-next one starts. Some twenty libraries taking turns on each input keep evicting
-each other from the caches; one at a time over a batch runs warm (measured: the
-differential target went from about 3,100 to about 4,000 executions a second).
-The price is crash attribution: a decoder that kills the process does it while
-libFuzzer holds the batch's last input, which is what libFuzzer saves. So while
-a batch runs, its inputs are kept in an *in-flight* file (:class:`InFlight`, one
-hex line each), which survives the crash and is emptied when the batch is done.
-``$UTF8FUZZ_SCREEN_BATCH=1`` compares each input at once (no batch).
-:meth:`Finder.consider` (Hypothesis, the seeds, tests) compares at once, always.
+Rounds. :meth:`Finder.queue` (the Atheris loop's) walks an input at once - the walks
+are its coverage, which libFuzzer reads when the call returns - and compares it
+later, in a round of :data:`ROUND` inputs, through :meth:`~.differ.Differ.run_many`
+(decoder-major, for warm caches). The price is crash attribution: a decoder that
+kills the process does it while libFuzzer holds the round's last input. So while a
+round is compared, its inputs are kept in an *in-flight* file (:class:`InFlight`,
+one hex line each), which survives the crash and is emptied when the round is done.
+``$UTF8FUZZ_ROUND=1`` compares each input at once. :meth:`Finder.consider`
+(Hypothesis, the seeds, tests) compares at once, always.
 
-Batches. Out-of-process decoders (``Decoder.batched``: node, isolated plug-ins)
-cost a round trip per call, more than all in-process decoders together. The
-finder's differ leaves them out of the per-input comparison; the finder keeps the
-inputs and every :data:`BATCH` of them sends one ``decode_many`` per such decoder
-(:meth:`~.differ.Differ.run_batch`), or sooner when :data:`BATCH_SECONDS` have
-passed. An input on which one of them diverges with a signature not yet known is
-run again in full, everything synchronously, before anything is recorded. Call
-:meth:`Finder.flush` when the run ends, or the last partial batch is never
-compared. The Atheris target does it from a C exit handler
-(:func:`~.atheris_target.at_process_exit`): libFuzzer ends the process with
-``exit()``, and Python's own exit handlers never run.
+Out-of-process decoders (node, isolated plug-ins) cost a round trip per call, more
+than all in-process decoders together. The finder's differ leaves them out of the
+per-input comparison; the finder keeps the inputs and every :data:`BULK` of them
+sends one ``decode_many`` per such decoder
+(:meth:`~.differ.Differ.run_out_of_process`), or sooner when :data:`BULK_SECONDS`
+have passed. An input on which one of them diverges with a signature not yet known
+is run again in full before anything is recorded. Call :meth:`Finder.flush` when
+the run ends, or the last inputs are never compared. The Atheris target does it from
+a C exit handler (:func:`~.atheris_target.at_process_exit`): libFuzzer ends the
+process with ``exit()``, and Python's own exit handlers never run.
 """
 
 from __future__ import annotations
@@ -55,20 +48,21 @@ from typing import Any
 
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
-from utf8fuzz.engine.differ import Differ, Result
+from utf8fuzz.engine.differ import Differ
 from utf8fuzz.engine.minimize import minimize
+from utf8fuzz.engine.result import Result
 from utf8fuzz.engine.signature import Signature
 
 #: Screen, and decode every decoder in full on one input in this many.
 FULL_EVERY = 8
 FULL_EVERY_ENV = "UTF8FUZZ_FULL_EVERY"
-#: Inputs screened together by :meth:`Finder.queue` (``$UTF8FUZZ_SCREEN_BATCH``).
-SCREEN_BATCH = 32
-SCREEN_BATCH_ENV = "UTF8FUZZ_SCREEN_BATCH"
-#: Inputs per batch for the batched (out-of-process) decoders, and the longest a
-#: kept input waits.
-BATCH = 128
-BATCH_SECONDS = 1.0
+#: Inputs compared together by :meth:`Finder.queue`, a round (``$UTF8FUZZ_ROUND``).
+ROUND = 32
+ROUND_ENV = "UTF8FUZZ_ROUND"
+#: Inputs sent at once to the out-of-process decoders, and the longest a kept
+#: input waits.
+BULK = 128
+BULK_SECONDS = 1.0
 
 
 def full_every_default() -> int:
@@ -76,9 +70,9 @@ def full_every_default() -> int:
     return _positive_env(FULL_EVERY_ENV, FULL_EVERY, "1: every input in full")
 
 
-def screen_batch_default() -> int:
-    """``$UTF8FUZZ_SCREEN_BATCH`` when set (a positive integer), else :data:`SCREEN_BATCH`."""
-    return _positive_env(SCREEN_BATCH_ENV, SCREEN_BATCH, "1: every input compared at once")
+def round_default() -> int:
+    """``$UTF8FUZZ_ROUND`` when set (a positive integer), else :data:`ROUND`."""
+    return _positive_env(ROUND_ENV, ROUND, "1: every input compared at once")
 
 
 def _positive_env(name: str, default: int, hint: str) -> int:
@@ -95,11 +89,11 @@ def _positive_env(name: str, default: int, hint: str) -> int:
 
 
 class InFlight:
-    """The inputs of the batch being compared, one hex line each, in a file that
-    outlives a crash: what to replay when a decoder kills the process mid-batch
-    (libFuzzer saves only the input it was handed last). Written before the batch
+    """The inputs of the round being compared, one hex line each, in a file that
+    outlives a crash: what to replay when a decoder kills the process mid-round
+    (libFuzzer saves only the input it was handed last). Written before the round
     runs and emptied after it, through one open descriptor (two system calls a
-    batch: a write, and a truncation after it); removed by :meth:`close`."""
+    round: a write, and a truncation after it); removed by :meth:`close`."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -109,7 +103,7 @@ class InFlight:
     def hold(self, inputs: Iterable[bytes]) -> None:
         if self._fd is not None:
             text = "".join(x.hex() + "\n" for x in inputs).encode()
-            if not self._empty:  # a batch that raised was never released
+            if not self._empty:  # a round that raised was never released
                 os.ftruncate(self._fd, 0)
             os.pwrite(self._fd, text, 0)
             self._empty = False
@@ -128,7 +122,7 @@ class InFlight:
 
 
 @dataclass
-class Found:
+class NewSignature:
     signature: str
     decoders: tuple[str, ...]
     klass: str
@@ -166,28 +160,29 @@ class Finder:
         views: Iterable[str] | None = None,
         minimize_seconds: float = 10.0,
         full_every: int | None = None,
-        screen_batch: int | None = None,
+        round_size: int | None = None,
         inflight: InFlight | None = None,
     ) -> None:
         decs = list(decoders)
         if full_every is None:
             full_every = full_every_default()
-        self.screen_batch = screen_batch_default() if screen_batch is None else screen_batch
-        if self.screen_batch < 1:
-            raise ValueError(f"screen_batch must be at least 1, got {self.screen_batch}")
+        self.round_size = round_default() if round_size is None else round_size
+        if self.round_size < 1:
+            raise ValueError(f"round_size must be at least 1, got {self.round_size}")
         self.inflight = inflight
-        self.differ = Differ(decs, views=views, full_every=full_every, batch=True)
+        self.differ = Differ(decs, views=views, full_every=full_every,
+                             defer_out_of_process=True)
         self.by_name = {d.name: d for d in decs}
         self.corpus = Path(corpus) if corpus is not None else None
         self.engine = engine
         self.minimize_seconds = minimize_seconds
         self.known: set[str] = corpus_mod.signature_ids(self.corpus) if self.corpus else set()
-        self.found: list[Found] = []
+        self.found: list[NewSignature] = []
         #: Signatures met once that a full run of the same input did not show again.
-        self.unreproduced: list[Found] = []
+        self.unreproduced: list[NewSignature] = []
         self.executions = 0
         self.divergent_inputs = 0
-        self._pending: list[bytes] = []  # for the batched (out-of-process) decoders
+        self._pending: list[bytes] = []  # for the out-of-process decoders
         self._since = 0.0
         self._queued: list[bytes] = []  # for queue(), with their walks
         self._queued_walks: list[tuple[Any, ...]] = []
@@ -200,13 +195,13 @@ class Finder:
         return res
 
     def queue(self, data: bytes) -> tuple[Any, ...]:
-        """Compare ``data`` with the next :attr:`screen_batch` inputs (see "Screening
-        batches" above); its references' walks now, in the differ's order
+        """Compare ``data`` with the next :attr:`round_size` inputs (a round, see
+        above); its references' walks now, in the differ's order
         (``differ.walk``): its coverage. :meth:`flush` compares what is queued."""
         walks = self.differ.walk(data)
         self._queued.append(data)
         self._queued_walks.append(walks)
-        if len(self._queued) >= self.screen_batch:
+        if len(self._queued) >= self.round_size:
             self._compare_queued()
         return walks
 
@@ -229,23 +224,23 @@ class Finder:
         if res.diverged:
             self.divergent_inputs += 1
             self._learn(res.data, res)
-        if self.differ.batched:
+        if self.differ.out_of_process:
             if not self._pending:
                 self._since = time.monotonic()
             self._pending.append(res.data)
-            if len(self._pending) >= BATCH or time.monotonic() - self._since > BATCH_SECONDS:
-                self._flush_batched()
+            if len(self._pending) >= BULK or time.monotonic() - self._since > BULK_SECONDS:
+                self._flush_out_of_process()
 
     def flush(self) -> None:
-        """Compare what :meth:`queue` holds, then the batched decoders on the inputs
-        kept since their last batch."""
+        """Compare what :meth:`queue` holds, then the out-of-process decoders on the inputs
+        kept since they were last sent."""
         self._compare_queued()
-        self._flush_batched()
+        self._flush_out_of_process()
 
-    def _flush_batched(self) -> None:
+    def _flush_out_of_process(self) -> None:
         pending, self._pending = self._pending, []
         if pending:
-            for res in self.differ.run_batch(pending):
+            for res in self.differ.run_out_of_process(pending):
                 self._learn(res.data, res)
 
     def _learn(self, data: bytes, res: Result) -> None:
@@ -274,7 +269,7 @@ class Finder:
         exactly the bugs that are hardest to find. It is not tried again in this
         run (a flaky decoder would otherwise cost a minimization each time)."""
         self.known.add(sig.id)  # both callers met it unknown: reported once
-        self.unreproduced.append(Found(str(sig), sig.decoders, sig.klass, sig.feature, data,
+        self.unreproduced.append(NewSignature(str(sig), sig.decoders, sig.klass, sig.feature, data,
                                        len(data), None, False, reproduced=False))
 
     def _record(self, data: bytes, sig: str) -> None:
@@ -296,5 +291,5 @@ class Finder:
         if self.corpus is not None:
             path, _ = corpus_mod.save(self.corpus, side, res.data)
         s = div.signature
-        self.found.append(Found(str(s), s.decoders, s.klass, s.feature, res.data, len(data),
+        self.found.append(NewSignature(str(s), s.decoders, s.klass, s.feature, res.data, len(data),
                                 path, m.position_dependent, side))

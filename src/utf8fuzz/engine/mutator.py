@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
-from utf8fuzz.engine.boundaries import BLOCKS, all_snippets, bad_snippets
+from utf8fuzz.engine.boundaries import all_snippets, bad_snippets
+from utf8fuzz.profiles.walk import BLOCKS
 
 _ALL = all_snippets()
 _BAD = bad_snippets()

@@ -23,10 +23,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any, Literal
 
+from utf8fuzz import decoders as registry
 from utf8fuzz.decoders.base import Decoder
-from utf8fuzz.engine.corpus import Entry
+from utf8fuzz.engine.corpus import Entry, load
+from utf8fuzz.engine.differ import Differ
 from utf8fuzz.engine.expect import check_outcome
 from utf8fuzz.outcome import VIEWS, Outcome, ViewUnavailable
 
@@ -44,10 +47,8 @@ class Verdict:
 @cache
 def _resolve(name: str) -> Decoder | str:
     """The decoder named, or the reason it is not available here."""
-    from utf8fuzz import decoders
-
     try:
-        found = decoders.resolve(name)
+        found = registry.resolve(name)
     except Exception as e:  # unknown, unavailable, a plug-in that fails to import
         return f"{type(e).__name__}: {e}" if not isinstance(e, ValueError) else str(e)
     exact = [d for d in found if d.name == name]
@@ -158,3 +159,41 @@ def replay_entry(entry: Entry, extra: Sequence[Decoder] = ()) -> list[Verdict]:
         out.append(Verdict(d.name, "fail" if why else "pass",
                            f"{d.name} does not meet the expectation: {why}" if why else ""))
     return out
+
+
+# -- pruning ----------------------------------------------------------------------------
+
+
+def reproduces(entry: Entry) -> bool | None:
+    """Does the current engine still give ``entry``'s signature on its input, with
+    the decoders the signature names? None when one of them is not available here
+    (nothing can be said, and nothing should be removed)."""
+    chosen = []
+    for name in entry.sidecar["decoders"]:
+        rec = entry.sidecar["outcomes"].get(name) or {}
+        try:
+            found = registry.resolve(rec.get("spec") or name)
+        except Exception:  # unknown, unavailable, a plug-in that fails to import
+            return None
+        chosen.append(next((d for d in found if d.name == name), found[0]))
+    return entry.signature in Differ(chosen).signatures(entry.data)
+
+
+def prune(corpus: Path, *, dry_run: bool = False) -> list[Entry]:
+    """Remove the entries whose signature the current engine no longer gives.
+
+    Signatures are names: when the engine learns to name a divergence better, or a
+    decoder's bug is fixed at the same version, an entry can stand under a name
+    nothing produces any more, a duplicate of the entry under the better name. An
+    input file is removed with the last sidecar that refers to it."""
+    entries, _ = load(corpus)
+    stale = [e for e in entries if reproduces(e) is False]
+    if dry_run:
+        return stale
+    keep = {e.sidecar.get("file") for e in entries if e not in stale}
+    for e in stale:
+        e.path.unlink(missing_ok=True)
+        f = e.sidecar.get("file")
+        if f and f not in keep:
+            (corpus / str(f)).unlink(missing_ok=True)
+    return stale

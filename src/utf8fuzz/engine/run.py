@@ -119,12 +119,12 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
     @settings(max_examples=300, deadline=None, database=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @given(strategy)
-    def batch(data: bytes) -> None:
+    def examples(data: bytes) -> None:
         if time.monotonic() < deadline:
-            finder.queue(data)  # compared in screening batches; flush() ends each
+            finder.queue(data)  # compared in rounds; flush() ends the last
 
     while time.monotonic() < deadline:
-        batch()
+        examples()
         flush()
     return finder
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "fast.h"
+#include "screen.h"
 #include "../small_tuples.h"
 
 /* In auto mode, inputs shorter than this take the scalar path: a 64-byte SIMD block
@@ -916,6 +917,7 @@ static PyMethodDef methods[] = {
      "set_path(name) -> previous: force a code path (scalar, sse2, ssse3, avx2, avx512) or "
      "'auto'. "
      "ValueError for a path this CPU cannot run."},
+    {"fast_screen", (PyCFunction)(void (*)(void))fast_screen, METH_FASTCALL, fast_screen_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -952,5 +954,6 @@ PyMODINIT_FUNC PyInit__fast(void) {
         Py_DECREF(array);
         if (!g_array_type) return NULL;
     }
+    if (fast_screen_init() < 0) return NULL;
     return PyModule_Create(&module);
 }

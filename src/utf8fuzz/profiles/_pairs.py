@@ -23,7 +23,9 @@ def pair_encode(cp: int) -> bytes | None:
         return None
     v = cp - 0x10000
     hi, lo = 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF)
-    return bits_encode(hi, 3) + bits_encode(lo, 3)  # type: ignore[operator]
+    first, second = bits_encode(hi, 3), bits_encode(lo, 3)
+    assert first is not None and second is not None  # a 16-bit value fits the 3-byte form
+    return first + second
 
 
 def pair_row(clause: str) -> Row:

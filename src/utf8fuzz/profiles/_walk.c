@@ -10,24 +10,23 @@
  * A walk records compact arrays only (one tok_t per token). Everything a caller
  * asks for - the Token tuple, each view, each view as a str, the coverage features
  * - is built from them on first use and kept.
+ *
+ * The differ's screening loop and judge (engine/_screen.c) read walks in C: walk.h
+ * declares the Walk struct, and the capsule _C_API gives them the few functions
+ * they call.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
-#include <stdarg.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "packed_tokens.h"
+#include "walk.h"
 #include "../small_tuples.h"
 
-/* A token's kind and reason, numbered as in the packed form. */
-enum { K_CHAR = PK_CHAR, K_ERROR = PK_ERROR, K_RESERVED = PK_RESERVED };
-enum { R_NONE = PR_NONE, R_ILLEGAL = PR_ILLEGAL, R_TRUNCATED = PR_TRUNCATED };
 enum { P_MAXIMAL, P_SEQUENCE, P_BYTE };
 
 /* Interned names, made once at import. */
@@ -48,7 +47,7 @@ static PyObject *g_make_outcome = NULL;
 
 /* ---------------------------------------------------------------- Walker ---- */
 
-typedef struct {
+struct Walker {
     PyObject_HEAD
     Py_ssize_t nstates;
     int32_t *trans;     /* nstates * 256: next state or -1 (DEAD) */
@@ -70,31 +69,7 @@ typedef struct {
     struct id_slot { long id; PyObject *obj; Py_ssize_t counter; } *ids;
     size_t ids_cap, ids_used; /* cap a power of two, or 0 */
     PyObject *cover_owner; /* the counters dict the slots' counters come from */
-} Walker;
-
-/* A token as the walk records it. end is kept although tokens tile (end is the
- * next start): views would otherwise need a case for the last one. */
-typedef struct {
-    int64_t value;
-    Py_ssize_t start, end;
-    int32_t row;
-    uint8_t kind, reason;
-} tok_t;
-
-enum { C_TOKENS, C_SPANS, C_STRICT, C_REASON, C_REPLACE, C_IGNORE, C_ESCAPE,
-       C_TEXT_REPLACE, C_TEXT_IGNORE, C_TEXT_ESCAPE, C_FEATURES, C_PACKED, C_COUNT };
-
-typedef struct {
-    PyObject_VAR_HEAD
-    Walker *walker;
-    PyObject *data;      /* bytes */
-    Py_ssize_t ntok;
-    Py_ssize_t nerr;     /* tokens that are not chars */
-    Py_ssize_t first_err; /* index of the first one, or -1 */
-    int64_t max_value;   /* largest char value */
-    PyObject *cache[C_COUNT];
-    tok_t toks[1];
-} Walk;
+};
 
 static PyTypeObject WalkerType;
 static PyTypeObject WalkType;
@@ -787,12 +762,6 @@ static PyObject *make_features(Walk *r) {
     return out;
 }
 
-/* A token in its packed form (packed_tokens.h). */
-static packed_tok pack(const tok_t *t) {
-    return (packed_tok){t->kind | (int64_t)t->reason << 8, t->start, t->end,
-                        t->kind == K_CHAR ? t->value : -1};
-}
-
 static PyObject *make_packed(Walk *r) {
     PyObject *b = PyBytes_FromStringAndSize(NULL, r->ntok * (Py_ssize_t)sizeof(packed_tok));
     if (!b) return NULL;
@@ -963,19 +932,7 @@ fail:
     return NULL;
 }
 
-/* token_index(offset): max(0, bisect_right([t.start for t in tokens], offset) - 1),
- * the token holding a byte offset (the last one past the end; 0 when there are
- * none), by binary search on the starts. */
-static Py_ssize_t token_at(const Walk *r, long long off) {
-    Py_ssize_t lo = 0, hi = r->ntok; /* count the starts <= off */
-    while (lo < hi) {
-        Py_ssize_t mid = lo + (hi - lo) / 2;
-        if ((long long)r->toks[mid].start <= off) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo > 0 ? lo - 1 : 0;
-}
-
+/* token_index(offset): token_at (walk.h) on any int. */
 static PyObject *walk_token_index(Walk *r, PyObject *arg) {
     PyObject *o = PyNumber_Index(arg);
     if (!o) return NULL;
@@ -1033,424 +990,6 @@ static int agrees(PyObject *walk, PyObject *seen, PyObject *views) {
         compared = 1;
     }
     return compared;
-}
-
-/* ---- judging a complete screen (the differ's _Ref.compare_views, common cases) ---- */
-
-/* Class names, interned at import (signature.CLASSES). */
-static PyObject *S_ACCEPTS, *S_REJECTS, *S_OFFSET, *S_REPLACEMENT, *S_CODE_POINT,
-    *S_REASON_CLASS;
-
-/* (class, token, view, detail), stealing detail. */
-static PyObject *found(PyObject *klass, Py_ssize_t token, PyObject *view, PyObject *detail) {
-    PyObject *t = PyLong_FromSsize_t(token);
-    PyObject *res = t ? PyTuple_Pack(4, klass, t, view, detail) : NULL;
-    Py_XDECREF(t);
-    Py_DECREF(detail);
-    return res;
-}
-
-/* An exact int that fits a long long; 0 if x is anything else (the differ's own
- * code then judges it, as it would anything unusual). */
-static int exact_ll(PyObject *x, long long *out) {
-    if (!PyLong_CheckExact(x)) return 0;
-    int overflow = 0;
-    *out = PyLong_AsLongLongAndOverflow(x, &overflow);
-    if (overflow || (*out == -1 && PyErr_Occurred())) {
-        PyErr_Clear();
-        return 0;
-    }
-    return 1;
-}
-
-/* A strict-view value: None, or an exact (int, int) tuple. 1 with is_none, or a and b,
- * set; 0 if it is neither. */
-static int span_value(PyObject *s, int *is_none, long long *a, long long *b) {
-    *is_none = s == Py_None;
-    if (*is_none) return 1;
-    return PyTuple_CheckExact(s) && PyTuple_GET_SIZE(s) == 2 &&
-           exact_ll(PyTuple_GET_ITEM(s, 0), a) && exact_ll(PyTuple_GET_ITEM(s, 1), b);
-}
-
-/* A difference's detail, formatted with snprintf (ASCII) and made a str once. Why
- * not PyUnicode_FromFormat: it builds the str piece by piece, and the judge words a
- * detail for each of the half-dozen known differences of a fuzz input; this way the
- * judge's instructions per input fell from 24,000 to 18,000 (callgrind, on 3,000
- * inputs recorded from the fuzz loop). */
-static PyObject *detail_text(const char *fmt, ...) {
-    char buf[320];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        PyErr_SetString(PyExc_SystemError, "judge: a detail could not be formatted");
-        return NULL;
-    }
-    return PyUnicode_FromStringAndSize(buf, (size_t)n < sizeof buf ? n : (Py_ssize_t)sizeof buf - 1);
-}
-
-/* _span(s): "no error" or "error [a,b)". */
-static void span_text(char *buf, size_t size, int none, long long a, long long b) {
-    if (none) snprintf(buf, size, "no error");
-    else snprintf(buf, size, "error [%lld,%lld)", a, b);
-}
-
-/* _Ref._span_pair: the reference's span ref against the decoder's span theirs.
- * A new (class, token, view, detail), or Py_NotImplemented when the values are not
- * the shapes the differ's own code would take the same way. */
-static PyObject *span_pair(const Walk *r, PyObject *ref, PyObject *theirs, PyObject *view) {
-    int an, bn;
-    long long a0 = 0, a1 = 0, b0 = 0, b1 = 0;
-    if (!span_value(ref, &an, &a0, &a1) || !span_value(theirs, &bn, &b0, &b1) || (an && bn))
-        Py_RETURN_NOTIMPLEMENTED;
-    PyObject *klass;
-    long long at;
-    if (an) klass = S_REJECTS, at = b0;
-    else if (bn || b0 > a0) klass = S_ACCEPTS, at = a0;
-    else if (b0 < a0) klass = S_REJECTS, at = b0;
-    else klass = S_OFFSET, at = a0;
-    char sa[64], sb[64];
-    span_text(sa, sizeof sa, an, a0, a1);
-    span_text(sb, sizeof sb, bn, b0, b1);
-    PyObject *detail = detail_text("reference %s, decoder %s", sa, sb);
-    if (!detail) return NULL;
-    return found(klass, token_at(r, at), view, detail);
-}
-
-/* _cp(c): "nothing" (c < 0) or U+XXXX. */
-static void cp_text(char *buf, size_t size, int64_t c) {
-    if (c < 0) snprintf(buf, size, "nothing");
-    else snprintf(buf, size, "U+%04llX", (unsigned long long)c);
-}
-
-/* _Ref._ignore's first case: the decoder's ignore view is the reference's replace
- * view - it substituted where errors are dropped (PyICU's "ignore" mode, met on
- * nearly every fuzz input). theirs is a str that differs from the walk's ignore
- * text. NotImplemented when its output is anything else. */
-static PyObject *ignore_substituted(Walk *r, PyObject *theirs) {
-    PyObject *replace = cached(r, C_TEXT_REPLACE);
-    if (!replace) return NULL;
-    int eq = replace != Py_None ? PyUnicode_Compare(theirs, replace) == 0 : 0;
-    Py_DECREF(replace);
-    if (PyErr_Occurred()) return NULL;
-    if (!eq) Py_RETURN_NOTIMPLEMENTED;
-    /* detail: the first output where they differ, as _Ref._ignore words it */
-    Py_ssize_t n = PyUnicode_GET_LENGTH(theirs), k = 0;
-    int64_t mine_k = -1;
-    for (Py_ssize_t t = 0; t < r->ntok; t++) {
-        if (r->toks[t].kind != K_CHAR) continue;
-        if (k >= n || (int64_t)PyUnicode_READ_CHAR(theirs, k) != r->toks[t].value) {
-            mine_k = r->toks[t].value;
-            break;
-        }
-        k++;
-    }
-    int64_t x = k < n ? (int64_t)PyUnicode_READ_CHAR(theirs, k) : -1;
-    char a[32], b[32];
-    cp_text(a, sizeof a, mine_k);
-    cp_text(b, sizeof b, x);
-    PyObject *detail = detail_text("output %zd: reference %s, decoder %s", k, a, b);
-    if (!detail) return NULL;
-    return found(S_REPLACEMENT, r->first_err > 0 ? r->first_err : 0, S_IGNORE, detail);
-}
-
-/* _tok(t) of differ.py: "U+0041 [0,1)", "error [1,3) illegal", "reserved [4,5)". */
-static void tok_text(char *buf, size_t size, const packed_tok *t) {
-    int kind = (int)(t->kind_reason & 0xFF), reason = (int)(t->kind_reason >> 8);
-    if (kind == PK_CHAR) {
-        snprintf(buf, size, "U+%04llX [%lld,%lld)", (unsigned long long)t->value,
-                 (long long)t->start, (long long)t->end);
-        return;
-    }
-    snprintf(buf, size, "%s [%lld,%lld)%s", kind == PK_ERROR ? "error" : "reserved",
-             (long long)t->start, (long long)t->end,
-             reason == PR_ILLEGAL ? " illegal" : reason == PR_TRUNCATED ? " truncated" : "");
-}
-
-/* _Ref._tokens: the first token where the decoder's packed tokens differ from the
- * walk's, classed by the kinds on either side. NotImplemented for bytes that are
- * not a packing of tokens (the Python then says what is wrong with them). */
-static PyObject *tokens_differ(Walk *r, PyObject *theirs) {
-    Py_ssize_t nb = PyBytes_GET_SIZE(theirs);
-    if (nb % (Py_ssize_t)sizeof(packed_tok)) Py_RETURN_NOTIMPLEMENTED;
-    const packed_tok *d = (const packed_tok *)PyBytes_AS_STRING(theirs);
-    Py_ssize_t nd = nb / (Py_ssize_t)sizeof(packed_tok);
-    for (Py_ssize_t i = 0; i < nd; i++) {
-        int kind = (int)(d[i].kind_reason & 0xFF), reason = (int)(d[i].kind_reason >> 8);
-        if (kind > PK_RESERVED || reason > PR_TRUNCATED || d[i].kind_reason < 0 ||
-            d[i].kind_reason >> 16 || (kind == PK_CHAR) != (d[i].value >= 0))
-            Py_RETURN_NOTIMPLEMENTED;
-    }
-    for (Py_ssize_t i = 0; i < r->ntok && i < nd; i++) {
-        packed_tok mine = pack(&r->toks[i]);
-        const packed_tok *x = &d[i];
-        if (!memcmp(&mine, x, sizeof mine)) continue;
-        int rk = (int)(mine.kind_reason & 0xFF), dk = (int)(x->kind_reason & 0xFF);
-        PyObject *klass = rk == PK_CHAR && dk == PK_CHAR ? S_CODE_POINT
-                          : rk == PK_CHAR ? S_REJECTS
-                          : dk == PK_CHAR ? S_ACCEPTS
-                          : mine.start != x->start || mine.end != x->end ? S_REPLACEMENT
-                          : S_REASON_CLASS;
-        char a[96], b[96];
-        tok_text(a, sizeof a, &mine);
-        tok_text(b, sizeof b, x);
-        PyObject *detail = detail_text("at byte %lld: reference %s, decoder %s",
-                                       (long long)mine.start, a, b);
-        if (!detail) return NULL;
-        return found(klass, i, S_TOKENS, detail);
-    }
-    Py_ssize_t m = r->ntok < nd ? r->ntok : nd;
-    PyObject *detail = PyUnicode_FromString("different number of tokens");
-    if (!detail) return NULL;
-    return found(S_REPLACEMENT, m > 1 ? m - 1 : 0, S_TOKENS, detail);
-}
-
-/* judge(walk, seen, order): _Ref.compare_views(seen, order) for a complete screen
- * `seen` (a dict of views) against a C walk, in the cases the fuzz loop meets on
- * nearly every input: the first differing view is strict or spans (iconv, mutf8:
- * a span somewhere else), ignore where the decoder substituted (PyICU), or packed
- * tokens (ICU's CESU-8 converters). Returns
- * (class, anchor token, view, detail) as the Python does, None when every view
- * shown agrees, or NotImplemented for anything else - the differ's Python then
- * judges it. Why in C: a handful of decoders with known bugs differ on most fuzz
- * inputs, and judging them in Python cost more than all the screens together.
- * tests/engine/test_judge.py holds it equal to compare_views. */
-static PyObject *judge(PyObject *walk, PyObject *seen, PyObject *order) {
-    if (!Py_IS_TYPE(walk, &WalkType) || !PyDict_CheckExact(seen) || !PyTuple_Check(order))
-        Py_RETURN_NOTIMPLEMENTED;
-    Walk *r = (Walk *)walk;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(order); i++) {
-        PyObject *v = PyTuple_GET_ITEM(order, i);
-        PyObject *mine = PyDict_GetItemWithError(seen, v); /* borrowed */
-        if (!mine) {
-            if (PyErr_Occurred()) return NULL;
-            continue;
-        }
-        int c = view_index(v, 0);
-        if (c < 0) {
-            if (PyErr_Occurred()) return NULL;
-            Py_RETURN_NOTIMPLEMENTED;
-        }
-        Py_INCREF(mine); /* a comparison may run code that changes seen */
-        PyObject *result = NULL;
-        int same = 0;
-        if (c == C_REPLACE || c == C_IGNORE || c == C_ESCAPE) {
-            if (!PyUnicode_CheckExact(mine)) {
-                result = Py_NewRef(Py_NotImplemented);
-            } else {
-                PyObject *text = cached(r, c - C_REPLACE + C_TEXT_REPLACE);
-                if (text) {
-                    same = text != Py_None && PyUnicode_Compare(mine, text) == 0;
-                    Py_DECREF(text);
-                    if (PyErr_Occurred()) result = NULL;
-                    else if (same) result = NULL;
-                    else if (c == C_IGNORE) result = ignore_substituted(r, mine);
-                    else result = Py_NewRef(Py_NotImplemented);
-                }
-            }
-        } else if (c == C_TOKENS) {
-            if (!PyBytes_CheckExact(mine)) {
-                result = Py_NewRef(Py_NotImplemented);
-            } else {
-                PyObject *packed = cached(r, C_PACKED);
-                if (packed) {
-                    same = PyBytes_GET_SIZE(mine) == PyBytes_GET_SIZE(packed) &&
-                           !memcmp(PyBytes_AS_STRING(mine), PyBytes_AS_STRING(packed),
-                                   (size_t)PyBytes_GET_SIZE(mine));
-                    Py_DECREF(packed);
-                    /* equal tokens are equal everything, as in compare_views */
-                    result = same ? Py_NewRef(Py_None) : tokens_differ(r, mine);
-                }
-            }
-        } else {
-            PyObject *ref = cached(r, c);
-            if (ref) {
-                same = PyObject_RichCompareBool(mine, ref, Py_EQ);
-                if (same < 0) {
-                    result = NULL;
-                } else if (same) {
-                    result = NULL;
-                } else if (c == C_STRICT) {
-                    result = span_pair(r, ref, mine, S_STRICT);
-                } else if (c == C_SPANS && PyTuple_CheckExact(mine)) {
-                    /* the first span where they part, as _Ref._spans */
-                    Py_ssize_t na = PyTuple_GET_SIZE(ref), nb = PyTuple_GET_SIZE(mine), k = 0;
-                    int e = 1;
-                    while (k < na && k < nb &&
-                           (e = PyObject_RichCompareBool(PyTuple_GET_ITEM(ref, k),
-                                                         PyTuple_GET_ITEM(mine, k), Py_EQ)) == 1)
-                        k++;
-                    if (e >= 0)
-                        result = span_pair(r, k < na ? PyTuple_GET_ITEM(ref, k) : Py_None,
-                                           k < nb ? PyTuple_GET_ITEM(mine, k) : Py_None,
-                                           S_SPANS);
-                } else if (c == C_REASON) {
-                    /* compare_views skips a reason when strict differs (it says more) */
-                    PyObject *strict = NULL;
-                    int has_strict = 0;
-                    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(order); j++)
-                        if (view_index(PyTuple_GET_ITEM(order, j), 0) == C_STRICT) has_strict = 1;
-                    if (has_strict && (strict = cached(r, C_STRICT))) {
-                        PyObject *theirs = PyDict_GetItemWithError(seen, S_STRICT);
-                        int eq = theirs || !PyErr_Occurred()
-                                     ? PyObject_RichCompareBool(strict, theirs ? theirs : Py_None,
-                                                                Py_EQ)
-                                     : -1;
-                        Py_DECREF(strict);
-                        if (eq == 0) same = 1; /* skipped, as compare_views does */
-                        else if (eq == 1) result = Py_NewRef(Py_NotImplemented);
-                    } else if (!PyErr_Occurred()) {
-                        result = Py_NewRef(Py_NotImplemented);
-                    }
-                } else {
-                    result = Py_NewRef(Py_NotImplemented);
-                }
-                Py_DECREF(ref);
-            }
-        }
-        Py_DECREF(mine);
-        if (result) return result;
-        if (PyErr_Occurred()) return NULL;
-    }
-    Py_RETURN_NONE;
-}
-
-/* screen_many(inputs, walks, plans) -> [(seens, misses, found), ...]: the differ's
- * screening loop (Differ.run_many), in C because it runs for every decoder on
- * every fuzz input and the Python loop and its comparisons cost more than most
- * screens' library calls.
- *
- * For input j, plans[j] is a tuple of (screen, walk index, views, order) - screen
- * a callable or None, order a tuple of views or None - and walks[j] the
- * references' walks of inputs[j]; every plan has one entry per decoder, in the
- * same order. Each screen is called on its input; if it returns a dict that
- * agrees with walks[j][index] at views, the decoder agrees on that input. For
- * each input: seens[k], what screen k returned (None if it raised an Exception,
- * as the differ treats a raising screen); misses, the indices of the entries that
- * did not agree (no screen, not a dict, or a difference), in order; and found,
- * one item per miss: judge(walk, seen, order) when the entry has an order (a
- * complete screen) and judge could name the difference, else None.
- *
- * Decoder-major: each decoder screens every input before the next decoder
- * starts. Some twenty libraries (CPython, ICU twice over, iconv, PyICU, ...)
- * taking turns on each input keep evicting each other's code and data from the
- * caches; one library at a time over a batch runs warm. Measured on the fuzz
- * corpus: the same screens took about half the time in batches of 32. */
-static PyObject *screen_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3 || !PyTuple_Check(args[0]) || !PyTuple_Check(args[1]) ||
-        !PyTuple_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "screen_many(inputs: tuple, walks: tuple, plans: tuple)");
-        return NULL;
-    }
-    PyObject *inputs = args[0], *walks = args[1], *plans = args[2];
-    Py_ssize_t n = PyTuple_GET_SIZE(inputs), m = -1;
-    if (PyTuple_GET_SIZE(walks) != n || PyTuple_GET_SIZE(plans) != n) {
-        PyErr_SetString(PyExc_ValueError, "screen_many: one walks and one plan per input");
-        return NULL;
-    }
-    for (Py_ssize_t j = 0; j < n; j++) {
-        PyObject *plan = PyTuple_GET_ITEM(plans, j), *w = PyTuple_GET_ITEM(walks, j);
-        if (!PyTuple_Check(plan) || !PyTuple_Check(w)) {
-            PyErr_SetString(PyExc_TypeError, "screen_many: each plan and walks is a tuple");
-            return NULL;
-        }
-        if (m >= 0 && PyTuple_GET_SIZE(plan) != m) {
-            PyErr_SetString(PyExc_ValueError, "screen_many: plans of different lengths");
-            return NULL;
-        }
-        m = PyTuple_GET_SIZE(plan);
-    }
-    if (m < 0) m = 0;
-    PyObject *out = PyList_New(n);
-    if (!out) return NULL;
-    for (Py_ssize_t j = 0; j < n; j++) {
-        PyObject *seens = PyList_New(m), *misses = PyList_New(0), *found = PyList_New(0);
-        PyObject *pair = NULL;
-        if (seens && misses && found) pair = PyTuple_Pack(3, seens, misses, found);
-        Py_XDECREF(seens);
-        Py_XDECREF(misses);
-        Py_XDECREF(found);
-        if (!pair) goto fail;
-        PyList_SET_ITEM(out, j, pair);
-        /* every slot filled before a screen runs: a list never holds NULL */
-        for (Py_ssize_t k = 0; k < m; k++) {
-            Py_INCREF(Py_None);
-            PyList_SET_ITEM(seens, k, Py_None);
-        }
-    }
-    for (Py_ssize_t k = 0; k < m; k++) {
-        for (Py_ssize_t j = 0; j < n; j++) {
-            PyObject *data = PyTuple_GET_ITEM(inputs, j);
-            PyObject *jwalks = PyTuple_GET_ITEM(walks, j);
-            PyObject *pair = PyList_GET_ITEM(out, j);
-            PyObject *seens = PyTuple_GET_ITEM(pair, 0), *misses = PyTuple_GET_ITEM(pair, 1);
-            PyObject *found = PyTuple_GET_ITEM(pair, 2);
-            PyObject *e = PyTuple_GET_ITEM(PyTuple_GET_ITEM(plans, j), k);
-            if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 4) {
-                PyErr_SetString(PyExc_TypeError,
-                                "screen: a plan entry is (screen, walk index, views, order)");
-                goto fail;
-            }
-            PyObject *screen = PyTuple_GET_ITEM(e, 0), *views = PyTuple_GET_ITEM(e, 2);
-            PyObject *order = PyTuple_GET_ITEM(e, 3);
-            Py_ssize_t w = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 1));
-            if (w == -1 && PyErr_Occurred()) goto fail;
-            if (w < 0 || w >= PyTuple_GET_SIZE(jwalks) || !PyAnySet_Check(views) ||
-                (order != Py_None && !PyTuple_Check(order))) {
-                PyErr_SetString(PyExc_ValueError, "screen: bad walk index, views or order");
-                goto fail;
-            }
-            int ok = 0;
-            if (screen != Py_None) {
-                PyObject *seen = PyObject_Vectorcall(screen, &data, 1, NULL);
-                if (!seen) {
-                    /* a plug-in's screen that raises: decode in full, as the differ
-                     * does (BaseExceptions such as KeyboardInterrupt go on up) */
-                    if (!PyErr_ExceptionMatches(PyExc_Exception)) goto fail;
-                    PyErr_Clear();
-                } else {
-                    if (PyDict_CheckExact(seen)) {
-                        ok = agrees(PyTuple_GET_ITEM(jwalks, w), seen, views);
-                        if (ok < 0) {
-                            Py_DECREF(seen);
-                            goto fail;
-                        }
-                    }
-                    /* the list takes seen and drops its None placeholder */
-                    PyObject *old = PyList_GET_ITEM(seens, k);
-                    PyList_SET_ITEM(seens, k, seen);
-                    Py_DECREF(old);
-                }
-            }
-            if (!ok) {
-                PyObject *i = PyLong_FromSsize_t(k);
-                if (!i || PyList_Append(misses, i) < 0) {
-                    Py_XDECREF(i);
-                    goto fail;
-                }
-                Py_DECREF(i);
-                PyObject *seen = PyList_GET_ITEM(seens, k), *f = NULL;
-                if (order != Py_None && PyDict_CheckExact(seen)) {
-                    Py_INCREF(seen);
-                    f = judge(PyTuple_GET_ITEM(jwalks, w), seen, order);
-                    Py_DECREF(seen);
-                    if (!f) goto fail;
-                    if (!PyTuple_Check(f)) Py_SETREF(f, Py_NewRef(Py_None));
-                } else {
-                    f = Py_NewRef(Py_None);
-                }
-                int bad = PyList_Append(found, f);
-                Py_DECREF(f);
-                if (bad < 0) goto fail;
-            }
-        }
-    }
-    return out;
-fail:
-    Py_DECREF(out);
-    return NULL;
 }
 
 static PyObject *walk_agrees(Walk *r, PyObject *const *args, Py_ssize_t nargs) {
@@ -1565,24 +1104,10 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static PyObject *judge_entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3 || !PyDict_Check(args[1]) || !PyTuple_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "judge(walk, seen: dict, order: tuple)");
-        return NULL;
-    }
-    return judge(args[0], args[1], args[2]);
-}
-
 static PyMethodDef methods[] = {
-    {"judge", (PyCFunction)(void (*)(void))judge_entry, METH_FASTCALL,
-     "judge(walk, seen, order) -> (class, token, view, detail), None (agrees) or "
-     "NotImplemented (see the comment in _walk.c)"},
     {"configure", configure, METH_VARARGS,
      "configure(Token, make_outcome): the Token class to build, and "
      "make_outcome(tokens, length, provenance, data) -> Outcome."},
-    {"screen_many", (PyCFunction)(void (*)(void))screen_many, METH_FASTCALL,
-     "screen_many(inputs, walks, plans) -> [(seens, misses, found)] per input, decoder-major "
-     "(see the comment in _walk.c)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1599,9 +1124,6 @@ PyMODINIT_FUNC PyInit__walk(void) {
         {&S_SPANS, "spans"}, {&S_STRICT, "strict"}, {&S_REASON, "reason"},
         {&S_REPLACE, "replace"}, {&S_IGNORE, "ignore"}, {&S_ESCAPE, "escape"},
         {&S_TEXT, "text"}, {&S_VIEW, "view"},
-        {&S_ACCEPTS, "accepts-ill-formed"}, {&S_REJECTS, "rejects-well-formed"},
-        {&S_OFFSET, "different-error-offset"}, {&S_REPLACEMENT, "different-replacement"},
-        {&S_CODE_POINT, "different-code-point"}, {&S_REASON_CLASS, "different-reason"},
     };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (!*names[k].slot && !(*names[k].slot = PyUnicode_InternFromString(names[k].text)))
@@ -1613,6 +1135,13 @@ PyMODINIT_FUNC PyInit__walk(void) {
     Py_INCREF(&WalkType);
     if (PyModule_AddObject(m, "Walker", (PyObject *)&WalkerType) < 0 ||
         PyModule_AddObject(m, "Walk", (PyObject *)&WalkType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    static walk_capi capi = {sizeof capi, &WalkType, cached, view_index, agrees};
+    PyObject *capsule = PyCapsule_New(&capi, WALK_CAPI_NAME, NULL);
+    if (!capsule || PyModule_AddObject(m, "_C_API", capsule) < 0) {
+        Py_XDECREF(capsule);
         Py_DECREF(m);
         return NULL;
     }

@@ -46,6 +46,15 @@ from utf8fuzz.profiles.table import Profile, seq_range
 
 P = "Corrected UTF-8, 'Putting it all together' table"
 
+
+def _refusal(cp: int) -> str:
+    if 0x80 <= cp <= 0x9F:
+        return "C1 controls are not encoded (Corrected UTF-8 skips U+0080..U+009F)"
+    if 0xD800 <= cp <= 0xDFFF:
+        return "surrogates are not encoded (Corrected UTF-8 skips U+D800..U+DFFF)"
+    return "above U+8421109F, the highest code point of Corrected UTF-8"
+
+
 PROFILE = Profile(
     name="corrected",
     title="Corrected UTF-8 (offsets, no C1 or surrogates, up to U+8421109F)",
@@ -67,21 +76,11 @@ PROFILE = Profile(
     max_codepoint=0x8421109F,
     reserved_leads=frozenset({0xFE, 0xFF}),
     recognized_leads=frozenset(range(0x00, 0x80)) | frozenset(range(0xC0, 0xFE)),
+    refusal=_refusal,
 )
 
 MAGIC = bytes.fromhex("EF B7 9D ED B2 AE 00 0A")
 RESERVED_CLAUSE = "Corrected UTF-8: FE/FF sequences are reserved for future use"
-
-
-def _refusal(cp: int) -> str:
-    if 0x80 <= cp <= 0x9F:
-        return "C1 controls are not encoded (Corrected UTF-8 skips U+0080..U+009F)"
-    if 0xD800 <= cp <= 0xDFFF:
-        return "surrogates are not encoded (Corrected UTF-8 skips U+D800..U+DFFF)"
-    return "above U+8421109F, the highest code point of Corrected UTF-8"
-
-
-PROFILE.encode_refusal = _refusal  # type: ignore[method-assign]
 
 
 # -- documents ---------------------------------------------------------------------
@@ -172,13 +171,13 @@ def from_utf8(data: bytes) -> bytes:
 
     out = bytearray()
     for t in decode_tokens(data, UNICODE, "maximal-subpart"):
-        if t.kind != "char":
+        if t.kind != "char" or t.value is None:
             raise ConversionError(
                 f"bytes {t.start}..{t.end} ({data[t.start:t.end].hex(' ').upper()}) are not "
                 f"well-formed UTF-8 ({t.reason})"
             )
         try:
-            out += PROFILE.encode_one(t.value)  # type: ignore[arg-type]
+            out += PROFILE.encode_one(t.value)
         except EncodeError as e:
             raise ConversionError(f"at byte {t.start}: {e}") from None
     return bytes(out)
@@ -196,13 +195,13 @@ def to_utf8(data: bytes) -> bytes:
             raise ConversionError(
                 f"bytes {t.start}..{t.end} are a reserved FE/FF sequence, which UTF-8 cannot carry"
             )
-        if t.kind == "error":
+        if t.kind == "error" or t.value is None:
             raise ConversionError(
                 f"bytes {t.start}..{t.end} ({data[t.start:t.end].hex(' ').upper()}) are not "
                 f"well-formed Corrected UTF-8 ({t.reason})"
             )
         try:
-            out += UNICODE.encode_one(t.value)  # type: ignore[arg-type]
+            out += UNICODE.encode_one(t.value)
         except EncodeError as e:
             raise ConversionError(f"at byte {t.start}: {e}") from None
     return bytes(out)

@@ -16,6 +16,13 @@ K = "Kuhn, What is UTF-8?"
 OVERLONG = f"{K}: only the shortest form; overlong patterns refused"
 SURR = f"{K}: U+D800..U+DFFF, U+FFFE, U+FFFF treated as malformed"
 
+
+def _refusal(cp: int) -> str:
+    if 0xD800 <= cp <= 0xDFFF or cp in (0xFFFE, 0xFFFF):
+        return SURR
+    return f"outside U-00000000..U-7FFFFFFF ({K})"
+
+
 PROFILE = Profile(
     name="kuhn",
     title="RFC 2279 + Kuhn (no surrogates, no U+FFFE/FFFF)",
@@ -39,13 +46,5 @@ PROFILE = Profile(
             clause=f"{K}: U-04000000 - U-7FFFFFFF"),
     ],
     max_codepoint=0x7FFFFFFF,
+    refusal=_refusal,
 )
-
-
-def _refusal(cp: int) -> str:
-    if 0xD800 <= cp <= 0xDFFF or cp in (0xFFFE, 0xFFFF):
-        return SURR
-    return f"outside U-00000000..U-7FFFFFFF ({K})"
-
-
-PROFILE.encode_refusal = _refusal  # type: ignore[method-assign]

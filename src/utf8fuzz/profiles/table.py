@@ -189,7 +189,8 @@ class Profile:
 
     ``reserved_leads`` and ``recognized_leads`` serve Corrected UTF-8: a sequence
     beginning with a reserved lead is one ``reserved`` unit that extends until the
-    next recognized lead byte.
+    next recognized lead byte. ``refusal`` says, in the spec's words, why a code
+    point has no sequence (see :meth:`encode_refusal`).
     """
 
     name: str
@@ -200,6 +201,7 @@ class Profile:
     reserved_leads: frozenset[int] = frozenset()
     recognized_leads: frozenset[int] = frozenset()
     notes: str = ""
+    refusal: Callable[[int], str] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self.rows = tuple(sorted(self.rows, key=lambda r: r.length))
@@ -250,7 +252,10 @@ class Profile:
         raise EncodeError(self.name, cp, index, self.encode_refusal(cp))
 
     def encode_refusal(self, cp: int) -> str:
-        """Why ``cp`` has no sequence; profiles override with their clause."""
+        """Why ``cp`` has no sequence: the profile's ``refusal``, with its clause,
+        when it has one."""
+        if self.refusal is not None:
+            return self.refusal(cp)
         if cp < 0 or cp > self.max_codepoint:
             return f"outside U+0000..U+{self.max_codepoint:04X}"
         return "no row of the table encodes it"

@@ -18,6 +18,15 @@ from utf8fuzz.profiles.table import Profile, row
 
 T = "Corrigendum #1, Table 3.1B"
 
+
+def _refusal(cp: int) -> str:
+    if 0xD800 <= cp <= 0xDFFF:
+        return "a surrogate code point is not a Unicode scalar value (Corrigendum #1, C.3)"
+    if cp > 0x10FFFF or cp < 0:
+        return "outside U+0000..U+10FFFF (Corrigendum #1, D36 (a))"
+    return "no row of Table 3.1B encodes it"
+
+
 PROFILE = Profile(
     name="unicode",
     title="Unicode 3.1+ / RFC 3629",
@@ -35,15 +44,5 @@ PROFILE = Profile(
         row("F4", "80..8F", "80..BF", "80..BF", clause=f"{T}, row U+100000..U+10FFFF"),
     ],
     max_codepoint=0x10FFFF,
+    refusal=_refusal,
 )
-
-
-def _refusal(cp: int) -> str:
-    if 0xD800 <= cp <= 0xDFFF:
-        return "a surrogate code point is not a Unicode scalar value (Corrigendum #1, C.3)"
-    if cp > 0x10FFFF or cp < 0:
-        return "outside U+0000..U+10FFFF (Corrigendum #1, D36 (a))"
-    return "no row of Table 3.1B encodes it"
-
-
-PROFILE.encode_refusal = _refusal  # type: ignore[method-assign]

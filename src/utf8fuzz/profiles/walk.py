@@ -58,13 +58,13 @@ divergence without the ``Token`` tuple and a list of starts (``token_index`` is 
 on the walk's arrays).
 
 :class:`PyWalk` is the same interface over ``decode_tokens`` itself: the oracle
-the tests compare against, and what :func:`walker` returns when the extension is
-not built or ``UTF8FUZZ_PURE_REFERENCE=1`` asks for the transcription alone.
+the tests compare against, and what :func:`walker` returns when
+``UTF8FUZZ_PURE_REFERENCE=1`` asks for the transcription alone.
 
 Coverage features. :class:`utf8fuzz.engine.coverage.TableCoverage` keys coverage
 by what each token is in the spec's terms (a row; an error's length, reason and
 lead byte; a reserved unit's length), by neighbouring tokens, and by tokens that
-straddle 16/32/64-byte blocks. A walk gives each such key, less the profile name,
+straddle the :data:`BLOCKS` boundaries. A walk gives each such key, less the profile name,
 as one integer (``category << 20 | fields``); :func:`feature_key` turns an id back
 into the exact tuple ``TableCoverage.feed`` uses.
 """
@@ -79,19 +79,11 @@ from typing import Any, Protocol
 
 from utf8fuzz.outcome import TEXT_VIEWS, VIEWS, Outcome, Token, pack_tokens
 from utf8fuzz.policies import POLICIES, decode_tokens
+from utf8fuzz.profiles import _walk
 from utf8fuzz.profiles._pairs import pair_value
 from utf8fuzz.profiles.table import Profile, Row
 
-try:
-    from utf8fuzz.profiles import _walk
-except ImportError as e:  # not built (a source checkout without build_ext)
-    _walk = None
-    IMPORT_ERROR: str | None = str(e)
-else:
-    IMPORT_ERROR = None
-
-__all__ = ["PyWalk", "Walk", "agrees", "feature_key", "is_compiled", "py_features", "py_screen",
-           "py_screen_many", "screen_many", "walker"]
+__all__ = ["BLOCKS", "PyWalk", "Walk", "feature_key", "is_compiled", "py_features", "walker"]
 
 MAX_UNICODE = 0x10FFFF
 
@@ -110,6 +102,8 @@ class Walk(Protocol):
     def outcome(self, provenance: dict[str, str]) -> Outcome: ...
     @property
     def first_error(self) -> int: ...
+    @property
+    def packed(self) -> bytes: ...
     def token(self, i: int) -> Token | None: ...
     def token_index(self, offset: int) -> int: ...
     def cover(self, counters: dict[int, int], region: bytearray) -> list[int] | None: ...
@@ -120,8 +114,7 @@ def _make_outcome(tokens: tuple[Token, ...], length: int, provenance: dict[str, 
     return Outcome.from_tokens(tokens, length, provenance, data=data, check=False)
 
 
-if _walk is not None:
-    _walk.configure(Token, _make_outcome)
+_walk.configure(Token, _make_outcome)
 
 
 # -- coverage feature ids ------------------------------------------------------------
@@ -131,7 +124,9 @@ if _walk is not None:
 
 F_CHAR, F_ERROR, F_RESERVED, F_NEXT, F_BLOCK = range(5)
 F_SHIFT = 20
-BLOCKS = (16, 32, 64)  # as engine.coverage.BLOCKS
+#: The vector widths, in bytes, whose boundaries coverage, generation and the
+#: minimizer care about: where a SIMD decoder's block ends.
+BLOCKS: tuple[int, ...] = (16, 32, 64)
 _START, _END = 254, 255
 _REASONS = ("illegal", "truncated")
 
@@ -264,7 +259,8 @@ class PyWalk:
         c = self._cache
         if "packed" not in c:
             c["packed"] = pack_tokens(self.tokens)
-        return c["packed"]  # type: ignore[no-any-return]
+        packed: bytes = c["packed"]
+        return packed
 
     def view(self, name: str) -> Any:
         if name not in VIEWS:
@@ -282,14 +278,16 @@ class PyWalk:
         if key not in c:
             cps = self.view(name)
             c[key] = None if any(v > MAX_UNICODE for v in cps) else "".join(map(chr, cps))
-        return c[key]  # type: ignore[no-any-return]
+        text: str | None = c[key]
+        return text
 
     @property
     def features(self) -> tuple[int, ...]:
         c = self._cache
         if "features" not in c:
             c["features"] = py_features(self._profile, self.data, self.tokens)
-        return c["features"]  # type: ignore[no-any-return]
+        features: tuple[int, ...] = c["features"]
+        return features
 
     def outcome(self, provenance: dict[str, str]) -> Outcome:
         return Outcome.from_tokens(self.tokens, len(self.data), provenance, data=self.data,
@@ -315,9 +313,8 @@ def _row_value(row: Row) -> object:
 
 
 def _c_walker(profile: Profile, policy: str) -> Callable[[bytes], Walk]:
-    assert _walk is not None
     d = profile.dfa
-    return _walk.Walker(  # type: ignore[no-any-return]
+    return _walk.Walker(
         trans=d.trans, accept=d.accept, live_after=d.live_after, single=d.single,
         start=d.start, reserved_leads=profile.reserved_leads,
         recognized_leads=profile.recognized_leads, max_length=profile.max_length,
@@ -336,11 +333,11 @@ def pure_requested() -> bool:
 
 
 def walker(profile: Profile, policy: str = "maximal-subpart") -> Callable[[bytes], Walk]:
-    """The walk of ``profile`` under ``policy``: C unless the extension is missing or
-    ``UTF8FUZZ_PURE_REFERENCE=1``. Compiled once per (profile, policy)."""
+    """The walk of ``profile`` under ``policy``: C unless the table is one the C cannot
+    walk or ``UTF8FUZZ_PURE_REFERENCE=1``. Compiled once per (profile, policy)."""
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; policies are {', '.join(POLICIES)}")
-    pure = _walk is None or pure_requested()
+    pure = pure_requested()
     key = (id(profile), policy, pure)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is profile:
@@ -359,88 +356,4 @@ def walker(profile: Profile, policy: str = "maximal-subpart") -> Callable[[bytes
 
 def is_compiled(w: Callable[[bytes], Walk]) -> bool:
     """Is ``w`` the C walker (not the Python fallback)?"""
-    return _walk is not None and isinstance(w, _walk.Walker)
-
-
-
-# -- the differ's screening loop -----------------------------------------------------
-
-Screen = tuple[Callable[[bytes], Any] | None, int, frozenset[str], tuple[str, ...] | None]
-Screened = tuple[list[Any], list[int], list[Any]]
-
-
-def agrees(walk: Walk, seen: dict[str, Any], views: frozenset[str]) -> bool:
-    """A screen's views equal the walk's at every view in ``views``, and at least
-    one was compared (an empty screen proves nothing). A text view given as a
-    ``str`` is compared with the walk's :meth:`~Walk.text`: one string comparison
-    instead of a tuple of ints built and compared; tokens given packed (bytes)
-    with the walk's packed tokens - and equal tokens end it: every other view of an
-    outcome with tokens is made from them."""
-    compared = False
-    for v, val in seen.items():
-        if v in views:
-            packed = type(val) is bytes and v == "tokens"
-            if type(val) is str and v in TEXT_VIEWS:
-                mine = walk.text(v)
-            elif packed:
-                mine = walk.packed
-            else:
-                mine = walk.view(v)
-            if val != mine:
-                return False
-            if packed:
-                return True
-            compared = True
-    return compared
-
-
-def py_screen(data: bytes, walks: tuple[Walk, ...], plan: tuple[Screen, ...]) -> Screened:
-    """:meth:`utf8fuzz.engine.differ.Differ.run_many`'s screening loop, for one
-    input: call each ``(screen, walk index, views, order)`` of ``plan`` on ``data``
-    and compare what it saw with ``walks[index]`` (:func:`agrees`). Returns
-    ``(seens, misses, found)``: what each screen returned (None when it raised an
-    :class:`Exception`: the differ then decodes in full, which turns a real failure
-    into a crash outcome); the indices of the entries that did not agree - no
-    screen, no dict, or a difference - in order; and for each miss, None (the
-    differ judges it).
-
-    The fuzz loop runs this for some twenty decoders on every input, and the loop
-    with its comparisons cost more than most screens' library calls: the same loop
-    is C (``_walk.screen_many``, over a batch of inputs) when the extension is
-    built, held equal to this one by ``tests/profiles/test_walk.py``. The C also
-    judges the common misses of complete screens (an entry with an ``order``)
-    itself: ``found`` then holds what ``_walk.judge`` names - what the differ's
-    own judging would (``tests/engine/test_judge.py``) - where this oracle leaves
-    every miss to the differ."""
-    seens: list[Any] = []
-    misses: list[int] = []
-    for k, (sc, w, views, _) in enumerate(plan):
-        seen = None
-        if sc is not None:
-            try:
-                seen = sc(data)
-            except Exception:
-                seen = None
-        seens.append(seen)
-        if type(seen) is not dict or not agrees(walks[w], seen, views):
-            misses.append(k)
-    return seens, misses, [None] * len(misses)
-
-
-def py_screen_many(inputs: tuple[bytes, ...], walks: tuple[tuple[Walk, ...], ...],
-                   plans: tuple[tuple[Screen, ...], ...]) -> list[Screened]:
-    """:func:`py_screen` of each input with its walks and plan: what the C
-    ``_walk.screen_many`` returns. The C calls the screens decoder-major (every
-    input's screen of one decoder, then the next decoder's), which is faster
-    (warm caches) and gives the same answer for decoders without state; this
-    oracle calls them input by input."""
-    if not len(inputs) == len(walks) == len(plans):
-        raise ValueError("screen_many: one walks and one plan per input")
-    if len({len(p) for p in plans}) > 1:
-        raise ValueError("screen_many: plans of different lengths")
-    return [py_screen(d, w, p) for d, w, p in zip(inputs, walks, plans, strict=True)]
-
-
-screen_many: Callable[[tuple[bytes, ...], tuple[tuple[Walk, ...], ...],
-                       tuple[tuple[Screen, ...], ...]], list[Screened]] = (
-    _walk.screen_many if _walk is not None else py_screen_many)
+    return isinstance(w, _walk.Walker)

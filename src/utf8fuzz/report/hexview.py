@@ -27,9 +27,8 @@ All labels are built with :mod:`.safe` (U+XXXX, hex, printable ASCII).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
-from utf8fuzz.outcome import REPLACEMENT, Outcome, Token, ViewUnavailable
+from utf8fuzz.outcome import REPLACEMENT, Outcome, TextViewName, Token, View, ViewUnavailable
 from utf8fuzz.report import safe
 from utf8fuzz.report.load import Entry, Record
 
@@ -111,11 +110,21 @@ def _token_kind(t: Token) -> str:
     return "trunc" if t.reason == "truncated" else "error"
 
 
-def _view(out: Outcome, name: str) -> Any:
+def _view(out: Outcome, name: str) -> View:
     try:
         return out.view(name)
     except ViewUnavailable:
         return None
+
+
+def _text_view(out: Outcome, name: TextViewName) -> tuple[int, ...] | None:
+    try:
+        return out.view(name)
+    except ViewUnavailable:
+        return None
+
+
+_TEXT_VIEWS: tuple[TextViewName, ...] = ("replace", "ignore", "escape")
 
 
 def _units(ref: Outcome, view: str) -> list[tuple[int, int, int]]:
@@ -197,9 +206,9 @@ def decoder_lines(name: str, rec: Record, ref: Outcome, n: int) -> list[Line]:
             diff = fe != want or (reason is not None and reason != ref.view("reason"))
             cells = [Cell(fe[0], fe[1], lab, "error", diff)]
         lines.append(Line(name, "decoder", cells, (name,), "strict"))
-    for view in ("replace", "ignore", "escape"):
+    for view in _TEXT_VIEWS:
         if view in shows:
-            got = _view(out, view)
+            got = _text_view(out, view)
             if got is None:
                 continue
             lines.append(Line(name, "decoder", _aligned_units(tuple(got), ref, view, n),

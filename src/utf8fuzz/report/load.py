@@ -21,7 +21,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from utf8fuzz.outcome import Outcome
 from utf8fuzz.profiles import REGISTRY
@@ -116,7 +116,10 @@ class EntryError(ValueError):
     pass
 
 
-def _req(d: dict[str, Any], key: str, typ: type | tuple[type, ...]) -> Any:
+_T = TypeVar("_T")
+
+
+def _req(d: dict[str, Any], key: str, typ: type[_T]) -> _T:
     if key not in d:
         raise EntryError(f"missing key {key!r}")
     v = d[key]
@@ -202,7 +205,7 @@ def load_entry(path: Path) -> Entry:
     if not isinstance(decs, list):
         raise EntryError("key 'decoders' has the wrong type")
     parts = signature.split("/")
-    fd = d.get("first_difference")
+    fd, vers, found = d.get("first_difference"), d.get("versions"), d.get("found")
     return Entry(
         path=path,
         sig_id=path.stem,
@@ -216,8 +219,8 @@ def load_entry(path: Path) -> Entry:
         position_dependent=bool(d.get("position_dependent", False)),
         first_difference=fd if isinstance(fd, dict) else {},
         records=records,
-        versions=d.get("versions") if isinstance(d.get("versions"), dict) else {},
-        found=d.get("found") if isinstance(d.get("found"), dict) else {},
+        versions=vers if isinstance(vers, dict) else {},
+        found=found if isinstance(found, dict) else {},
         warnings=warnings,
         extra={k: v for k, v in d.items() if k not in KNOWN_KEYS},
     )

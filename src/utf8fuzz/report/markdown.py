@@ -115,8 +115,9 @@ def render(rep: Report) -> str:
         for i, a in enumerate(m.decoders):
             cells = []
             for b in m.decoders:
-                d, c = m.cell(a, b)
-                cells.append("-" if a == b else (f"{d}/{c}" if c else "n/a"))
+                differ, compared = m.cell(a, b)
+                cells.append("-" if a == b else
+                             (f"{differ}/{compared}" if compared else "n/a"))
             rows.append([f"{i + 1} {safe.md_code(a)}", *cells])
         out += _table(head, rows)
     else:

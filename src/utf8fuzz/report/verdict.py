@@ -23,11 +23,12 @@ The clause comes from the reference's token at that offset:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import utf8fuzz
-from utf8fuzz.outcome import VIEWS, Outcome, Token, ViewUnavailable
+from utf8fuzz.outcome import VIEWS, Outcome, Token, View, ViewUnavailable
 from utf8fuzz.profiles import get_profile
 from utf8fuzz.profiles.table import CONT, Profile, bits_value, structural_length
 from utf8fuzz.report import safe
@@ -71,7 +72,7 @@ def reference_outcome(data: bytes, profile: str, policy: str) -> Outcome:
     return utf8fuzz.decode(data, profile, policy)
 
 
-def _try(out: Outcome, view: str) -> Any:
+def _try(out: Outcome, view: str) -> View:
     try:
         return out.view(view)
     except ViewUnavailable:
@@ -96,7 +97,7 @@ def _cp_index_to_offset(ref: Outcome, view: str, k: int) -> int:
     return len(data) if data else ref.length
 
 
-def _first_diff_seq(a: tuple[Any, ...], b: tuple[Any, ...]) -> int:
+def _first_diff_seq(a: Sequence[object], b: Sequence[object]) -> int:
     for k, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
             return k

@@ -18,6 +18,7 @@ from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine.differ import Differ
 from utf8fuzz.engine.finder import FULL_EVERY, FULL_EVERY_ENV, Finder, full_every_default
 from utf8fuzz.engine.run import fuzz
+from utf8fuzz.engine.screening import screen_of
 from utf8fuzz.outcome import Outcome
 
 SEEDS = Path(__file__).resolve().parents[2] / "corpus" / "seeds"
@@ -187,7 +188,7 @@ def test_the_fuzz_loop_finds_a_bug_its_screen_cannot_see(tmp_path):
 
 
 REAL = Differ([d for d in decoders.available() if d.profile in ("unicode", "cesu8", "corrected")
-               and type(d).screen is not Decoder.screen])
+               and screen_of(d) is not None])
 REAL_SCREENED = Differ(REAL.decoders, full_every=1_000_000)
 REAL_SCREENED.run(b"")
 
@@ -236,9 +237,9 @@ def test_cli_full_every_usage_errors(capsys, monkeypatch, tmp_path):
 
 
 class CompleteC080(ScreenedC080):
-    """The same bug, with a screen that is its whole outcome (``screen_complete``)."""
+    """The same bug, with a screen that is its whole outcome (``screen_is_whole``)."""
 
-    screen_complete = True
+    screen_is_whole = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -250,7 +251,7 @@ class CompleteC080(ScreenedC080):
         return super().run(data)
 
 
-def test_a_complete_screen_is_judged_as_it_is_and_never_sampled_in_full():
+def test_a_whole_views_is_judged_as_it_is_and_never_sampled_in_full():
     full = Differ([CompleteC080()]).run(b"A\xc0\x80")
     d = CompleteC080()
     differ = Differ([d], full_every=2)
@@ -271,7 +272,7 @@ class StrictOnlyWrongText(Decoder):
 
     name = "planted:strict-only-wrong-text"
     shows = frozenset({"strict"})
-    screen_complete = True
+    screen_is_whole = True
 
     def run(self, data: bytes) -> Outcome:
         try:
@@ -287,7 +288,7 @@ class StrictOnlyWrongText(Decoder):
         return {v: out.view(v) for v in out.shows}
 
 
-def test_a_complete_screen_is_compared_at_every_view_it_gives():
+def test_a_whole_views_is_compared_at_every_view_it_gives():
     """Not only at the views its decoder declares: the text a strict decoder gives on
     valid input is compared on screened inputs too (it once was not)."""
     d = StrictOnlyWrongText()
@@ -301,7 +302,7 @@ def test_a_complete_screen_is_compared_at_every_view_it_gives():
 
 class CompletingStrictC080(StrictC080):
     """StrictC080 with a complete screen besides its partial one
-    (``Decoder.complete_screen``): its full outcome, as the fast path's C gives it."""
+    (``Decoder.whole_views``): its full outcome, as the fast path's C gives it."""
 
     def __init__(self) -> None:
         self.name = "planted:completing-strict-c080"
@@ -311,13 +312,13 @@ class CompletingStrictC080(StrictC080):
         self.decodes += 1
         return super().run(data)
 
-    def complete_screen(self, data: bytes) -> dict[str, Any] | None:
+    def whole_views(self, data: bytes) -> dict[str, Any] | None:
         self.completes += 1
         out = super().run(data)
         return {v: out.view(v) for v in out.shows}
 
 
-def test_a_complete_screen_stands_in_for_the_sampled_full_decode():
+def test_a_whole_views_stands_in_for_the_sampled_full_decode():
     d = CompletingStrictC080()
     differ = Differ([d], full_every=2)
     sampled = differ.run(b"A\xc0\x80")  # the strict view shows the bug: found there

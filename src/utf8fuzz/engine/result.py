@@ -1,0 +1,267 @@
+"""What the differ produces: differences, divergences, and the result of one input.
+
+* :class:`Difference`: one decoder against its reference on one input: the class
+  and the spec feature of its first difference (:mod:`.classify`), where, and in
+  which view.
+* :class:`Divergence`: the decoders that differ from one reference in one class and
+  feature, named by one :class:`~.signature.Signature`. :class:`Grouper` makes them
+  from differences: the byte offset is recorded, never part of the name.
+* :class:`Result`: what the differ saw on one input. Its outcomes and divergences are
+  built on first access: in the fuzz loop nobody asks unless something new diverged.
+* :func:`assert_agree`: a divergence as an exception whose class is unique to its
+  signature, for property tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from utf8fuzz.engine.signature import Signature
+from utf8fuzz.outcome import Outcome, unpack_tokens
+
+if TYPE_CHECKING:
+    from utf8fuzz.decoders.base import Decoder
+    from utf8fuzz.decoders.reference import Reference
+
+
+class Difference(NamedTuple):
+    """One decoder against its reference on one input (a NamedTuple: the fuzz loop
+    makes one per divergent decoder per input, known divergences included)."""
+
+    decoder: str
+    profile: str
+    klass: str
+    feature: str
+    offset: int
+    view: str
+    detail: str
+
+
+class Divergence(NamedTuple):
+    """Decoders that differ from one reference in one class and feature."""
+
+    signature: Signature
+    reference: str
+    offset: int
+    view: str
+    detail: str
+    differences: tuple[Difference, ...]
+
+    @property
+    def decoders(self) -> tuple[str, ...]:
+        return self.signature.decoders
+
+
+
+class Result:
+    """What the differ saw on one input.
+
+    ``outcomes`` has every decoder's outcome, the references' included. It is built
+    on first access: in the fuzz loop nobody asks for it unless something diverged,
+    and a partial outcome per screened decoder per input was a measurable share of
+    the budget. ``walks`` holds each reference's walk (:mod:`utf8fuzz.profiles.walk`):
+    its coverage features and views, without building an outcome.
+    """
+
+    __slots__ = ("_diffs", "_divergences", "_group", "_lazy", "_outcomes", "_walks", "data",
+                 "full", "references")
+
+    def __init__(self, data: bytes, outcomes: dict[str, Outcome],
+                 references: Mapping[tuple[str, str], str],
+                 divergences: list[Divergence] | None = None, *, full: bool = True,
+                 walks: dict[tuple[str, str], Any]
+                 | tuple[tuple[tuple[str, str], ...], tuple[Any, ...]] | None = None,
+                 screened: Iterable[tuple[Decoder, dict[str, Any]]] = (),
+                 oracles: dict[tuple[str, str], Reference] | None = None) -> None:
+        self.data = data
+        self._outcomes = outcomes
+        self.references = references
+        self._divergences = divergences if divergences is not None else []
+        # the differences found, grouped into divergences when first asked for
+        self._diffs: list[Difference] = []
+        self._group: Grouper | None = None
+        #: False when screens were used: a decoder that agreed at its screened views has
+        #: a partial outcome here, and its other views were not compared on this input.
+        self.full = full
+        # a dict, or (keys, walks) made a dict when asked (most results never are)
+        self._walks = walks if walks is not None else {}
+        # what outcomes are built from: the references' walks (each walked by the
+        # reference of its key in oracles) and the screens that agreed
+        self._lazy: tuple[dict[tuple[str, str], Reference],
+                          Iterable[tuple[Decoder, dict[str, Any]]]] | None = (
+            oracles or {}, screened)
+
+    @property
+    def walks(self) -> dict[tuple[str, str], Any]:
+        """Each reference's walk of the input, by (profile, policy)."""
+        w = self._walks
+        if isinstance(w, tuple):
+            w = self._walks = dict(zip(*w, strict=True))
+        return w
+
+    @property
+    def outcomes(self) -> dict[str, Outcome]:
+        if self._lazy is not None:
+            oracles, screened = self._lazy
+            out: dict[str, Outcome] = {}
+            for key, walk in self.walks.items():
+                ref = oracles[key]
+                out[ref.name] = walk.outcome(ref.provenance())
+            for d, seen in screened:
+                packed = seen.get("tokens")
+                out[d.name] = (
+                    Outcome(len(self.data), views=seen, provenance=d.provenance())
+                    if type(packed) is not bytes  # else: every token, so every view
+                    else outcome_of_packed(packed, self.data, d.provenance()))
+            out.update(self._outcomes)
+            self._outcomes = out
+            self._lazy = None
+        return self._outcomes
+
+    @property
+    def divergences(self) -> list[Divergence]:
+        """The divergences, grouped from the differences on first access (the fuzz
+        loop asks :meth:`signature_set` instead, for nearly every input)."""
+        if self._group is not None:
+            self._divergences = self._group.divergences(self._diffs)
+            self._group = None
+        return self._divergences
+
+    @divergences.setter
+    def divergences(self, value: list[Divergence]) -> None:
+        self._divergences, self._group = value, None
+
+    @property
+    def diverged(self) -> bool:
+        """Some decoder differed (without grouping the differences)."""
+        return bool(self._diffs if self._group is not None else self._divergences)
+
+    def signature_set(self) -> list[Signature]:
+        """The signatures of :attr:`divergences`, without making them: what the fuzz
+        loop checks against the signatures it knows, on nearly every input."""
+        if self._group is not None:
+            return self._group.signatures(self._diffs)
+        return [d.signature for d in self._divergences]
+
+    @property
+    def signatures(self) -> frozenset[str]:
+        return frozenset(str(s) for s in self.signature_set())
+
+    def get(self, signature: str) -> Divergence | None:
+        for d in self.divergences:
+            if str(d.signature) == signature:
+                return d
+        return None
+
+
+class Grouper:
+    """Differences into divergences: those from one reference (profile and policy)
+    in one class and feature form one, named by all their decoders.
+
+    Called for nearly every fuzz input (known divergences too), so it keeps one
+    Signature object per signature for the whole run, and :meth:`signatures`
+    names them without making the Divergence objects, which only a new signature
+    (or a caller of :attr:`Result.divergences`) needs."""
+
+    def __init__(self, names: Mapping[tuple[str, str], str], policy: dict[str, str]) -> None:
+        self.names, self.policy = names, policy
+        self.known: dict[tuple[tuple[str, str, str, str], tuple[str, ...]], Signature] = {}
+        # the signatures of each combination of differences met (known bugs make the
+        # same few on nearly every input)
+        self._sets: dict[tuple[tuple[str, str, str, str], ...], list[Signature]] = {}
+
+    def _groups(self, diffs: list[Difference]) -> dict[tuple[str, str, str, str],
+                                                       list[Difference]]:
+        groups: dict[tuple[str, str, str, str], list[Difference]] = {}
+        policy = self.policy
+        for x in diffs:
+            key = (x.profile, policy[x.decoder], x.klass, x.feature)
+            g = groups.get(key)
+            if g is None:
+                groups[key] = [x]
+            else:
+                g.append(x)
+        return groups
+
+    def _signature(self, key: tuple[str, str, str, str], members: list[Difference]) -> Signature:
+        names = tuple(sorted([m.decoder for m in members])) if len(members) > 1 else (
+            members[0].decoder,)
+        sig = self.known.get((key, names))
+        if sig is None:
+            if len(self.known) > 1 << 14:  # a run meets few; a pathological one is bounded
+                self.known.clear()
+            profile, _, klass, feat = key
+            sig = self.known[key, names] = Signature(profile, klass, feat, names)
+        return sig
+
+    def signatures(self, diffs: list[Difference]) -> list[Signature]:
+        """The signatures of ``diffs`` (a list shared by every caller: not to be
+        changed)."""
+        key = tuple([(x.decoder, x.profile, x.klass, x.feature) for x in diffs])
+        got = self._sets.get(key)
+        if got is None:
+            if len(self._sets) > 1 << 14:  # bounded, as known
+                self._sets.clear()
+            got = self._sets[key] = [self._signature(k, m)
+                                     for k, m in self._groups(diffs).items()]
+        return got
+
+    def divergences(self, diffs: list[Difference]) -> list[Divergence]:
+        groups = self._groups(diffs)
+        out = []
+        for key in sorted(groups):
+            members = groups[key]
+            if len(members) > 1:
+                members.sort(key=_decoder_of)
+                first = min(members, key=_offset_of)
+            else:
+                first = members[0]
+            out.append(Divergence(self._signature(key, members), self.names[key[:2]],
+                                  first.offset, first.view, first.detail, tuple(members)))
+        return out
+
+
+
+def _decoder_of(x: Difference) -> str:
+    return x.decoder
+
+
+def _offset_of(x: Difference) -> tuple[int, str]:
+    return (x.offset, x.decoder)
+
+
+
+def outcome_of_packed(packed: bytes, data: bytes,
+                      provenance: dict[str, str] | None = None) -> Outcome:
+    """The outcome of packed tokens (:func:`utf8fuzz.outcome.pack_tokens`) on
+    ``data``: every view follows from them."""
+    return Outcome.from_tokens(unpack_tokens(packed), len(data), provenance, data=data)
+
+
+# -- failures for property tests ----------------------------------------------------
+class DivergenceError(AssertionError):
+    """Raised by :func:`assert_agree`; each signature gets its own subclass."""
+
+    signature: str = ""
+
+
+_ERROR_TYPES: dict[str, type[DivergenceError]] = {}
+
+
+def error_for(div: Divergence, data: bytes) -> DivergenceError:
+    """An exception of a class unique to the signature: Hypothesis tells failures
+    apart by exception type and location, so its shrinker keeps different bugs apart
+    (and reports each) instead of shrinking one into another."""
+    sig = str(div.signature)
+    cls = _ERROR_TYPES.get(sig)
+    if cls is None:
+        cls = type(f"Divergence_{div.signature.id}", (DivergenceError,), {"signature": sig})
+        _ERROR_TYPES[sig] = cls
+    return cls(f"{sig} on input {data.hex(' ').upper() or '(empty)'}: {div.detail}")
+
+
+def assert_agree(result: Result) -> None:
+    """Raise the first divergence of ``result`` as its signature's exception."""
+    if result.divergences:
+        raise error_for(result.divergences[0], result.data)

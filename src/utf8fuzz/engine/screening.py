@@ -1,0 +1,215 @@
+"""The fuzz loop's speed protocol: optional operations a decoder may offer.
+
+A decoder needs only :meth:`~utf8fuzz.decoders.base.Decoder.run`. Everything here
+is opt-in, cryptofuzz-style: a decoder that offers none of it is decoded in full on
+every input, and is judged exactly the same, only slower. This module is the one
+place that defines the operations and the one place the differ reads them from.
+
+The operations (all optional, looked up by name on the decoder):
+
+``screen(data) -> dict | Outcome | None``
+    A few views from the decoder's cheapest real library call, as a dict of view
+    name to value, or None: "cannot say cheaply here". Views have the shapes
+    :meth:`~utf8fuzz.outcome.Outcome.view` gives, except that a text view
+    (replace, ignore, escape) may be the ``str`` the library returned, and
+    ``tokens`` may be packed bytes (:func:`~utf8fuzz.outcome.pack_tokens`).
+    Each view must equal the same view of the decoder's own full outcome (tests
+    check it on arbitrary bytes). A screen must not hide a crash: when its call
+    raises it returns None (the full decode then turns the exception into a
+    ``crash``), or, when that call is the very one ``run`` makes, the crash outcome
+    itself (``decoder.crash(data, e)``).
+
+``screen_is_whole: bool``
+    The screen, whenever it answers, gives *every* view of the full outcome on
+    that input (or its packed tokens alone, from which every view follows). It is
+    then judged as it is, and never decoded in full just to sample.
+
+``whole_views(data) -> dict | Outcome | None``
+    Every view, as a whole screen gives them, cheaper than ``run``: for a decoder
+    whose screen is partial and whose ``run`` is expensive. Used on the sampled
+    inputs instead of a full decode.
+
+``out_of_process: bool`` and ``decode_many(inputs) -> list[Outcome]``
+    A decoder in another process (node, isolated plug-ins) costs a round trip per
+    call. The fuzz loop leaves it out of the per-input comparison and sends it
+    inputs in bulk (:meth:`~.differ.Differ.run_out_of_process`).
+
+How the differ uses them (:mod:`.differ`):
+
+* **Two tiers.** A screening decoder is first compared with its reference at the
+  views its screen gives (every compared view it gives, not only those the decoder
+  declares). If they agree, the decoder agrees on this input and its full outcome
+  is never built. On a mismatch or None it is decoded in full and compared as
+  without screening, so every reported difference comes from full outcomes, or from
+  a whole screen, which is the full outcome.
+* **Sampling.** A view a decoder shows but its screen leaves out is compared on one
+  input in ``full_every`` (decoded in full there, or through ``whole_views``).
+  ``full_every=1`` (the API, the CLI, replay) never screens. The minimizer and the
+  corpus always use full runs, and the finder re-runs a screened input in full
+  before it names a new signature.
+* **Rounds.** The finder compares inputs in rounds of several (:mod:`.finder`),
+  decoder-major: each decoder screens every input of the round before the next
+  decoder starts, so some twenty libraries do not evict each other from the caches.
+* **In C.** The loop over the screens, their comparison with the reference walks,
+  and the naming of the commonest mismatches of whole screens are C
+  (``engine/_screen.c``: :func:`screen_many`, :func:`judge`), held equal to
+  :func:`py_screen_many` and to :class:`~.classify.Judge` by the tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
+
+from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.engine import _screen
+from utf8fuzz.engine.result import outcome_of_packed
+from utf8fuzz.outcome import TEXT_VIEWS, VIEWS, Outcome
+from utf8fuzz.profiles.walk import Walk
+
+#: ``(screen or None, reference index, views compared, judging order or None)``:
+#: one decoder's entry in a plan, as :func:`screen_many` takes it. The order is set
+#: for whole screens only (they are judged as they are).
+Screen = tuple[Callable[[bytes], Any] | None, int, frozenset[str], tuple[str, ...] | None]
+#: What :func:`screen_many` gives per input: what each screen returned, the indices
+#: of the entries that did not agree, and for each of those the C judge's
+#: :data:`~.classify.Mismatch` (or None: judge it in Python).
+Screened = tuple[list[Any], list[int], list[Any]]
+
+
+def screen_of(d: Decoder) -> Callable[[bytes], Any] | None:
+    """The decoder's ``screen``, or None when it offers none."""
+    sc: Callable[[bytes], Any] | None = getattr(d, "screen", None)
+    return sc
+
+
+def screen_is_whole(d: Decoder) -> bool:
+    return bool(getattr(d, "screen_is_whole", False))
+
+
+def whole_views_of(d: Decoder) -> Callable[[bytes], Any] | None:
+    """The decoder's ``whole_views``, or None when it offers none."""
+    wv: Callable[[bytes], Any] | None = getattr(d, "whole_views", None)
+    return wv
+
+
+def is_out_of_process(d: Decoder) -> bool:
+    return bool(getattr(d, "out_of_process", False))
+
+
+def decode_many(d: Decoder, inputs: Sequence[bytes]) -> list[Outcome]:
+    """The decoder's ``decode_many`` where it offers one, else one :meth:`decode`
+    each."""
+    many: Callable[[Sequence[bytes]], list[Outcome]] | None = getattr(d, "decode_many", None)
+    return many(inputs) if many is not None else [d.decode(x) for x in inputs]
+
+
+def views_from_tokens(screen: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
+    """A whole ``screen`` for a differ that does not compare tokens: when it gives
+    its packed tokens alone, the views are made from them."""
+
+    def views(data: bytes) -> Any:
+        seen = screen(data)
+        if type(seen) is dict and len(seen) == 1 and type(seen.get("tokens")) is bytes:
+            out = outcome_of_packed(seen["tokens"], data)
+            return {v: out.view(v) for v in VIEWS}
+        return seen
+
+    return views
+
+
+class Plan(NamedTuple):
+    """How the differ compares one input: each decoder with its reference's index,
+    screen (or None), screened views and judging order (whole screens only); and
+    the same entries without the decoder, as :func:`screen_many` takes them."""
+
+    entries: tuple[tuple[Decoder, int, Any, frozenset[str], tuple[str, ...] | None], ...]
+    screens: tuple[Screen, ...]
+
+
+class AgreedScreens:
+    """What each screen saw on an input, walked only when someone asks for
+    :attr:`~.result.Result.outcomes`: a partial outcome for each decoder whose
+    screen answered."""
+
+    __slots__ = ("entries", "seens")
+
+    def __init__(self, entries: tuple[tuple[Decoder, int, Any, frozenset[str],
+                                            tuple[str, ...] | None], ...],
+                 seens: list[Any]) -> None:
+        self.entries, self.seens = entries, seens
+
+    def __iter__(self) -> Iterator[tuple[Decoder, dict[str, Any]]]:
+        for (d, *_), seen in zip(self.entries, self.seens, strict=True):
+            if type(seen) is dict:
+                yield d, seen
+
+
+# -- the screening loop, in Python: the definition the C is held to ----------------
+
+
+def agrees(walk: Walk, seen: dict[str, Any], views: frozenset[str]) -> bool:
+    """A screen's views equal the walk's at every view in ``views``, and at least
+    one was compared (an empty screen proves nothing). A text view given as a
+    ``str`` is compared with the walk's text; tokens given packed with the walk's
+    packed tokens, and equal tokens end it: every other view follows from them."""
+    compared = False
+    for v, val in seen.items():
+        if v in views:
+            packed = type(val) is bytes and v == "tokens"
+            if type(val) is str and v in TEXT_VIEWS:
+                mine: Any = walk.text(v)
+            elif packed:
+                mine = walk.packed
+            else:
+                mine = walk.view(v)
+            if val != mine:
+                return False
+            if packed:
+                return True
+            compared = True
+    return compared
+
+
+def py_screen(data: bytes, walks: tuple[Walk, ...], plan: tuple[Screen, ...]) -> Screened:
+    """The screening of one input: call each ``(screen, walk index, views, order)``
+    of ``plan`` on ``data`` and compare what it saw with ``walks[index]``
+    (:func:`agrees`). Returns what each screen returned (None when it raised: the
+    differ then decodes in full, which turns a real failure into a crash outcome),
+    the indices of the entries that did not agree (no screen, no dict, or a
+    difference), and None for each (this definition leaves judging to the differ)."""
+    seens: list[Any] = []
+    misses: list[int] = []
+    for k, (sc, w, views, _) in enumerate(plan):
+        seen = None
+        if sc is not None:
+            try:
+                seen = sc(data)
+            except Exception:
+                seen = None
+        seens.append(seen)
+        if type(seen) is not dict or not agrees(walks[w], seen, views):
+            misses.append(k)
+    return seens, misses, [None] * len(misses)
+
+
+def py_screen_many(inputs: tuple[bytes, ...], walks: tuple[tuple[Walk, ...], ...],
+                   plans: tuple[tuple[Screen, ...], ...]) -> list[Screened]:
+    """:func:`py_screen` of each input with its walks and plan, input by input. The
+    C :func:`screen_many` gives the same answer calling the screens decoder-major,
+    and also names the commonest mismatches of whole screens (:func:`judge`)."""
+    if not len(inputs) == len(walks) == len(plans):
+        raise ValueError("screen_many: one walks and one plan per input")
+    if len({len(p) for p in plans}) > 1:
+        raise ValueError("screen_many: plans of different lengths")
+    return [py_screen(d, w, p) for d, w, p in zip(inputs, walks, plans, strict=True)]
+
+
+#: The screening loop in C (``engine/_screen.c``), the one the differ runs.
+screen_many: Callable[[tuple[bytes, ...], tuple[tuple[Walk, ...], ...],
+                       tuple[tuple[Screen, ...], ...]], list[Screened]] = _screen.screen_many
+
+#: The C judge of a whole screen's mismatch: ``judge(walk, seen, order)`` gives the
+#: :data:`~.classify.Mismatch` that :meth:`~.classify.Judge.compare_views` names, or
+#: NotImplemented where it leaves the case to it.
+judge: Callable[[Any, dict[str, Any], tuple[str, ...]], Any] = _screen.judge

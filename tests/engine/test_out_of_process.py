@@ -1,0 +1,69 @@
+"""Out-of-process decoders in the fuzz loop (:mod:`utf8fuzz.engine.screening`):
+a planted bug in one is still found, named from one full run (with every decoder)
+and saved; the decoder is sent inputs in bulk, not one call each; and the last
+inputs are compared when the loop flushes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tests.engine.planted import Planted, accepts_c080
+from utf8fuzz.decoders.cpython import Handler
+from utf8fuzz.engine.differ import Differ
+from utf8fuzz.engine.finder import BULK, Finder
+from utf8fuzz.outcome import Outcome
+
+
+class BatchedPlanted(Planted):
+    """The C0 80 bug behind a batch interface, counting how it is called."""
+
+    out_of_process = True
+
+    def __init__(self) -> None:
+        super().__init__("planted:batched-c080", accepts_c080)
+        self.batches: list[int] = []
+        self.singles = 0
+
+    def decode(self, data: bytes) -> Outcome:
+        self.singles += 1
+        return super().decode(data)
+
+    def decode_many(self, inputs: Sequence[bytes]) -> list[Outcome]:
+        self.batches.append(len(inputs))
+        return [Planted.decode(self, d) for d in inputs]
+
+
+def test_the_loop_sends_out_of_process_decoders_inputs_in_bulk(tmp_path):
+    bug = BatchedPlanted()
+    f = Finder([bug, Handler("replace")], tmp_path / "corpus", "test", minimize_seconds=5)
+    assert f.differ.out_of_process == (bug,)
+    inputs = [b"plain %d" % i for i in range(BULK + 5)]
+    for x in inputs:
+        res = f.consider(x)
+        assert "planted:batched-c080" not in res.outcomes  # not run per input
+    assert bug.batches == [BULK] and bug.singles == 0
+    f.consider(b"AB\xc0\x80CD")  # the bug: seen only when the batch is compared
+    assert not f.found
+    f.flush()
+    assert bug.batches == [BULK, 6]
+    (found,) = f.found
+    assert found.signature == "unicode/accepts-ill-formed/non-shortest-form/planted:batched-c080"
+    assert found.input == b"\xc0\x80" and found.path is not None and found.path.exists()
+    f.flush()  # nothing pending: no empty batch
+    assert bug.batches == [BULK, 6]
+
+
+def test_a_differ_that_does_not_defer_runs_out_of_process_decoders_per_input():
+    bug = BatchedPlanted()
+    res = Differ([bug]).run(b"\xc0\x80")
+    assert [str(d.signature) for d in res.divergences] == [
+        "unicode/accepts-ill-formed/non-shortest-form/planted:batched-c080"]
+    assert bug.singles == 1 and not bug.batches
+
+
+def test_run_out_of_process_names_only_inputs_that_diverge():
+    bug = BatchedPlanted()
+    d = Differ([bug, Handler("replace")], defer_out_of_process=True)
+    results = d.run_out_of_process([b"ok", b"\xc0\x80", b"\xe0\x80"])
+    assert [r.data for r in results] == [b"\xc0\x80"]
+    assert set(results[0].outcomes) == {"planted:batched-c080", "ref:unicode:maximal-subpart"}
