@@ -35,7 +35,7 @@ lint: setup
 
 clean:
 	rm -rf build $(VENV) src/*.egg-info src/utf8fuzz/fast/*.so src/utf8fuzz/profiles/*.so \
-	  src/utf8fuzz/decoders/*.so
+	  src/utf8fuzz/decoders/*.so src/utf8fuzz/engine/*.so
 
 # libFuzzer directly, on every core, one shared corpus (see fuzz/README.md).
 FUZZ_JOBS ?= $(shell nproc)
@@ -76,7 +76,7 @@ asan-test: setup
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 UTF8FUZZ_EXPECT_SANITIZED=$(ASAN) \
 	  LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" PYTHONPATH=$(ASAN) \
 	  $(PY) -m pytest -q -p no:cacheprovider tests/fast tests/decoders/test_icu.py tests/decoders/test_iconv.py \
-	  tests/decoders/test_native_out_of_memory.py tests/decoders/test_cpython.py \
+	  tests/decoders/test_c_glue_out_of_memory.py tests/decoders/test_cpython.py \
 	  tests/decoders/test_tiling.py tests/profiles/test_walk.py tests/engine/test_judge.py \
 	  tests/engine/test_screening_loop.py \
 	  tests/engine/test_coverage.py::test_feed_walk_is_the_loop_over_feature_ids \

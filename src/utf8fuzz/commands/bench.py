@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from utf8fuzz.errors import UsageError
 
@@ -89,7 +90,7 @@ def _loop(args: argparse.Namespace) -> int:
         return 1
 
 
-def _print(result: dict) -> None:  # type: ignore[type-arg]
+def _print(result: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 

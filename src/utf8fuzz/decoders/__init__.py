@@ -46,8 +46,12 @@ def discover_all() -> tuple[tuple[Decoder, ...], tuple[Unavailable, ...]]:
         except Exception as e:  # an adapter's import failing must not stop the rest
             missing.append(Unavailable(mod, f"cannot import: {type(e).__name__}: {e}"))
             continue
-        for d in m.discover():
-            (missing if isinstance(d, Unavailable) else found).append(d)  # type: ignore[arg-type]
+        offered: list[Decoder | Unavailable] = m.discover()
+        for d in offered:
+            if isinstance(d, Unavailable):
+                missing.append(d)
+            else:
+                found.append(d)
     return tuple(found), tuple(missing)
 
 

@@ -30,13 +30,14 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 _LEN = struct.Struct("<I")
 
 
 @dataclass(frozen=True)
 class Failure:
-    status: str  # "crash" | "timeout"
+    status: Literal["crash", "timeout"]
     detail: str
 
 
@@ -84,12 +85,13 @@ class Worker:
         os.set_blocking(self.proc.stdout.fileno(), False)
         self._buf = bytearray()
         self.restarts += 1
-        got = self._exchange([], want=1, timeout=self.startup_timeout)
-        if isinstance(got[-1], Failure):
-            f = got[-1]
+        # one answer: the ready frame, or the Failure that ends the exchange (a
+        # Failure is only ever the last answer, appended while none has come)
+        got = self._exchange([], want=1, timeout=self.startup_timeout)[0]
+        if isinstance(got, Failure):
             self._stop()
-            raise WorkerUnavailable(f"{self.name} did not start: {f.detail}")
-        self.ready = got[0]  # type: ignore[assignment]
+            raise WorkerUnavailable(f"{self.name} did not start: {got.detail}")
+        self.ready = got
         if self.on_ready is not None:
             try:
                 self.on_ready(self.ready)
@@ -109,8 +111,9 @@ class Worker:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(p.pid, signal.SIGKILL)  # its own session: children go too
         for f in (p.stdin, p.stdout):
-            with contextlib.suppress(OSError):
-                f.close()  # type: ignore[union-attr]
+            if f is not None:  # both are pipes (start): never None here
+                with contextlib.suppress(OSError):
+                    f.close()
         p.wait()
 
     def __del__(self) -> None:

@@ -147,8 +147,9 @@ def _plain_buffered() -> bool:
     """``codecs.getincrementaldecoder("utf-8")`` is ``BufferedIncrementalDecoder``
     around ``codecs.utf_8_decode``, unchanged (what :meth:`Incremental.screen`
     writes out)."""
-    cls = codecs.getincrementaldecoder("utf-8")
-    return (issubclass(cls, codecs.BufferedIncrementalDecoder)
+    # typeshed gives a factory Protocol; the codec registry holds the class itself
+    cls: object = codecs.getincrementaldecoder("utf-8")
+    return (isinstance(cls, type) and issubclass(cls, codecs.BufferedIncrementalDecoder)
             and cls.decode is codecs.BufferedIncrementalDecoder.decode
             and cls.getstate is codecs.BufferedIncrementalDecoder.getstate
             and cls.__dict__.get("_buffer_decode") is codecs.utf_8_decode)
@@ -176,7 +177,7 @@ class Strict(CPythonDecoder):
     def __init__(self) -> None:
         # the screen in C; a subclass (a planted bug) keeps the method it may override
         if type(self) is Strict:
-            self.screen = partial(  # type: ignore[method-assign]
+            self.screen = partial(  # type: ignore[method-assign]  # the C screen, per instance
                 _cpython.codec_screen, HOW_STRICT, "strict", "")
 
     def run(self, data: bytes) -> Outcome:
@@ -219,11 +220,12 @@ class Handler(CPythonDecoder):
         self.shows = frozenset({self.view})
         # the screen in C; a subclass (a planted bug) keeps the method it may override
         if type(self) is Handler:
-            self.screen = partial(  # type: ignore[method-assign]
+            self.screen = partial(  # type: ignore[method-assign]  # the C screen, per instance
                 _cpython.codec_screen, HOW_VIEW, errors, self.view)
 
     def run(self, data: bytes) -> Outcome:
-        return Outcome.partial(len(data), **{self.view: _cps(data.decode("utf-8", self.errors))})
+        views: dict[str, Any] = {self.view: _cps(data.decode("utf-8", self.errors))}
+        return Outcome.partial(len(data), **views)
 
     def screen(self, data: bytes) -> dict[str, Any] | None:
         try:
@@ -263,7 +265,7 @@ class Recording(CPythonDecoder):
     def __init__(self) -> None:
         # the screen in C; a subclass (a planted bug) keeps the method it may override
         if type(self) is Recording:
-            self.screen = partial(  # type: ignore[method-assign]
+            self.screen = partial(  # type: ignore[method-assign]  # the C screen, per instance
                 _cpython.codec_screen, HOW_RECORDING, "replace", "")
 
     def run(self, data: bytes) -> Outcome:
@@ -290,7 +292,7 @@ class SurrogatePass(Recording):
     def __init__(self) -> None:
         # the screen in C; a subclass (a planted bug) keeps the method it may override
         if type(self) is SurrogatePass:
-            self.screen = partial(  # type: ignore[method-assign]
+            self.screen = partial(  # type: ignore[method-assign]  # the C screen, per instance
                 _cpython.codec_screen, HOW_STRICT, "surrogatepass", "")
 
     def screen(self, data: bytes) -> dict[str, Any] | None:

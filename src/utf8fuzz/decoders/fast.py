@@ -66,11 +66,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from utf8fuzz import __version__
 from utf8fuzz.decoders.base import Decoder, Unavailable
-from utf8fuzz.outcome import REPLACEMENT, VIEWS, Outcome, Token
+from utf8fuzz.outcome import REPLACEMENT, VIEWS, Outcome, Reason, Token, TokenKind
+
+if TYPE_CHECKING:
+    from array import array
+
+    from utf8fuzz.fast._fast import _Info, _Mode
 
 _CPYTHON_REASONS = {"unexpected end of data": "truncated"}
 _CORRECTED_REASONS = {
@@ -101,7 +106,7 @@ def _same_units(units: list[Any], view: str | tuple[int, ...]) -> bool:
 
 
 def _codepoints(view: str | tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(map(ord, view)) if type(view) is str else view
+    return tuple(map(ord, view)) if isinstance(view, str) else view
 
 
 def _unicode_len(b: int) -> int:
@@ -127,11 +132,27 @@ def _corrected_len(b: int) -> int:
     return 0  # FE, FF: reserved units, cut by the spans
 
 
+class FastModule(Protocol):
+    """What the adapters call of the fast path's package (:func:`fast_module`):
+    :mod:`utf8fuzz.fast`, typed by ``fast/_fast.pyi``."""
+
+    def decode(self, data: bytes, errors: str = ..., /) -> str: ...
+    def validate(self, data: bytes, /) -> tuple[int, int] | None: ...
+    def first_error(self, data: bytes, /) -> tuple[int, int, str] | None: ...
+    def error_spans(self, data: bytes, /) -> list[tuple[int, int]]: ...
+    def decode_corrected(self, data: bytes, errors: str = ..., /) -> array[int]: ...
+    def decode_corrected_text(self, data: bytes, errors: str = ..., /) -> str | None: ...
+    def corrected_first_error(self, data: bytes, /) -> tuple[int, int, str] | None: ...
+    def corrected_error_spans(self, data: bytes, /) -> list[tuple[int, int]]: ...
+    def info(self) -> _Info: ...
+    def path(self) -> tuple[str, _Mode]: ...
+
+
 class _Fast(Decoder):
     shows = frozenset(VIEWS)
     own = True
 
-    def __init__(self, fast: Any) -> None:
+    def __init__(self, fast: FastModule) -> None:
         self._fast = fast
         self._versions: dict[tuple[str, str], dict[str, str]] = {}
         # The whole views in C (see the module docstring); not for a subclass (a
@@ -190,7 +211,7 @@ class _Fast(Decoder):
     RESERVED_LEADS: frozenset[int] = frozenset()
     #: by the lead byte of a span: its token's kind, and its reason unless it reaches
     #: the end of the input (made from RESERVED_LEADS by __init_subclass__)
-    _SPAN_KINDS: tuple[tuple[str, str | None], ...] = (("error", "illegal"),) * 256
+    _SPAN_KINDS: tuple[tuple[TokenKind, Reason | None], ...] = (("error", "illegal"),) * 256
 
     #: by lead byte, then start: the token of a one-byte span that does not reach the
     #: end of the input (the tokens shared by lead bytes of the same kind)
@@ -216,7 +237,7 @@ class _Fast(Decoder):
     # -- shared -------------------------------------------------------------------
     def run(self, data: bytes) -> Outcome:
         strict, reason = self._strict(data)
-        spans = tuple(map(tuple, self._spans(data)))
+        spans = cast("tuple[tuple[int, int], ...]", tuple(map(tuple, self._spans(data))))
         # Text views as the library gives them (units: see _decode); as tuples of
         # code points, as Outcome's views are, only for a partial outcome.
         replace = self._decode(data, "replace")
@@ -288,11 +309,12 @@ class _Fast(Decoder):
             return None
         return toks, ignore, escape
 
-    def _error_reason(self, data: bytes, a: int, b: int) -> str:
+    def _error_reason(self, data: bytes, a: int, b: int) -> Reason:
         """The reason of the error at [a, b) that reaches the end of ``data``: what
-        the strict decoder says of the input from there on."""
+        the strict decoder says of the input from there on (an error token's reason
+        is ``illegal`` or ``truncated``: anything else it says is ``illegal``)."""
         _, reason = self._strict(data[a:])
-        return reason or "illegal"
+        return "truncated" if reason == "truncated" else "illegal"
 
 
 class FastUnicode(_Fast):
@@ -313,7 +335,7 @@ class FastUnicode(_Fast):
         return span, _CPYTHON_REASONS.get(first[2], "illegal")
 
     def _decode(self, data: bytes, errors: str) -> str:
-        return self._fast.decode(data, errors)  # type: ignore[no-any-return]
+        return self._fast.decode(data, errors)
 
     def _functions(self) -> tuple[Callable[..., Any], Callable[..., Any] | None,
                                   Callable[..., Any], Callable[..., Any],
@@ -326,7 +348,7 @@ class FastUnicode(_Fast):
                 "strict": self._fast.validate(data)}
 
     def _spans(self, data: bytes) -> list[tuple[int, int]]:
-        return self._fast.error_spans(data)  # type: ignore[no-any-return]
+        return self._fast.error_spans(data)
 
 
 class FastCorrected(_Fast):
@@ -346,7 +368,7 @@ class FastCorrected(_Fast):
         text = self._fast.decode_corrected_text(data, errors)
         if text is None:  # a code point above U+10FFFF
             return tuple(self._fast.decode_corrected(data, errors))
-        return text  # type: ignore[no-any-return]
+        return text
 
     def _functions(self) -> tuple[Callable[..., Any], Callable[..., Any] | None,
                                   Callable[..., Any], Callable[..., Any],
@@ -356,20 +378,20 @@ class FastCorrected(_Fast):
                 f.decode_corrected_text, f.decode_corrected)
 
     def _screen(self, data: bytes) -> dict[str, Any]:
-        replace = self._fast.decode_corrected_text(data, "replace")
+        replace: str | tuple[int, ...] | None = self._fast.decode_corrected_text(data, "replace")
         if replace is None:  # a code point above U+10FFFF: no str can hold it
             replace = tuple(self._fast.decode_corrected(data, "replace"))
         strict, reason = self._strict(data)
         return {"replace": replace, "strict": strict, "reason": reason}
 
     def _spans(self, data: bytes) -> list[tuple[int, int]]:
-        return self._fast.corrected_error_spans(data)  # type: ignore[no-any-return]
+        return self._fast.corrected_error_spans(data)
 
     # Corrected UTF-8: "sequences beginning with FE or FF" are reserved units.
     RESERVED_LEADS = frozenset({0xFE, 0xFF})
 
 
-def fast_module() -> Any:
+def fast_module() -> FastModule:
     """The extension's Python package; ImportError (with the reason) when unusable."""
     from utf8fuzz import fast
 

@@ -103,7 +103,7 @@ class Iconv(Decoder):
         # subclass (a planted bug), which keeps the method it may override. A proxy:
         # the decoder holding its own screen would be a cycle, freed only by the GC.
         if type(self) is Iconv:
-            self.screen = partial(  # type: ignore[method-assign]
+            self.screen = partial(  # type: ignore[method-assign]  # the C screen, per instance
                 _iconv.iconv_screen, weakref.proxy(self), self._kind)
 
     def versions(self) -> dict[str, str]:
@@ -156,8 +156,15 @@ class Iconv(Decoder):
 
     def _codepoints(self, out: bytes) -> tuple[int, ...]:
         # glibc writes what it accepted, 6-byte forms included: read it back with
-        # the naive RFC 2279 table, which covers all of them.
-        return tuple(t.value for t in decode_tokens(out, get_profile("legacy")))  # type: ignore[misc]
+        # the naive RFC 2279 table, which covers all of them. A token without a
+        # value would be bytes it did not write as a character: no text to show.
+        cps: list[int] = []
+        for t in decode_tokens(out, get_profile("legacy")):
+            if t.value is None:
+                raise ValueError(f"iconv wrote {out[t.start:t.end].hex(' ')}, "
+                                 "which RFC 2279 does not read as a character")
+            cps.append(t.value)
+        return tuple(cps)
 
     def close(self) -> None:
         if self._cd not in (None, _FAIL):

@@ -85,18 +85,21 @@ class IcuLib:
         else:
             raise OSError(f"{path} has no ucnv_open")
 
-        def fn(name: str, res: object, *args: object) -> Callable[..., object]:
+        # A ctypes function: what a call returns follows from restype at run time,
+        # so each attribute below declares the signature it was given.
+        def fn(name: str, res: object, *args: object) -> Any:
             f = getattr(lib, name + suffix)
             f.restype, f.argtypes = res, list(args)
-            return f  # type: ignore[no-any-return]
+            return f
 
         def addr(name: str) -> int:
             return ctypes.cast(getattr(lib, name + suffix), ctypes.c_void_p).value or 0
 
         vp, ip = ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)
-        self.open = fn("ucnv_open", vp, ctypes.c_char_p, ip)
-        self.close = fn("ucnv_close", None, vp)
-        self.error_name = fn("u_errorName", ctypes.c_char_p, ctypes.c_int)
+        self.open: Callable[[bytes, Any], int | None] = fn(
+            "ucnv_open", vp, ctypes.c_char_p, ip)
+        self.close: Callable[[int], None] = fn("ucnv_close", None, vp)
+        self.error_name: Callable[[int], bytes] = fn("u_errorName", ctypes.c_char_p, ctypes.c_int)
         # What the C glue calls (icu_decode's first three arguments).
         self.glue = (addr("ucnv_toUnicode"), addr("ucnv_reset"), addr("ucnv_setToUCallBack"))
         ver = ctypes.c_uint8 * 4

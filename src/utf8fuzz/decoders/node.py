@@ -99,7 +99,7 @@ class NodeDecoder(Decoder):
     def _outcome(self, data: bytes, a: bytes | Failure, prov: dict[str, str]) -> Outcome:
         n = len(data)
         if isinstance(a, Failure):
-            return Outcome.failure(n, a.status, a.detail, prov)  # type: ignore[arg-type]
+            return Outcome.failure(n, a.status, a.detail, prov)
         status, body = a[0], a[1:]
         if status == 2:
             msg = body.decode("utf-8", "replace")[:300]

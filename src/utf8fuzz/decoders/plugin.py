@@ -127,7 +127,9 @@ def wrap(obj: Any, name: str, profile: str | None) -> Decoder:
     if isinstance(obj, codecs.CodecInfo):
         return CodecDecoder(obj, name, profile or "unicode")
     if callable(obj):
-        return CallableDecoder(obj, name, profile or getattr(obj, "utf8fuzz_profile", "unicode"))
+        if not profile:
+            profile = getattr(obj, "utf8fuzz_profile", "unicode")
+        return CallableDecoder(obj, name, profile)
     raise _unknown(f"{name}: {type(obj).__name__} is not callable, a Decoder or a codec")
 
 
@@ -281,8 +283,7 @@ class IsolatedDecoder(Decoder):
 
     def _outcome(self, data: bytes, answer: bytes | Failure) -> Outcome:
         if isinstance(answer, Failure):
-            return Outcome.failure(len(data), answer.status, answer.detail,  # type: ignore[arg-type]
-                                   self.versions())
+            return Outcome.failure(len(data), answer.status, answer.detail, self.versions())
         out = Outcome.from_json(json.loads(answer))
         if out.tokens_ is not None:  # the escape view needs the input bytes
             out = Outcome.from_tokens(out.tokens_, out.length, out.provenance, data=data)

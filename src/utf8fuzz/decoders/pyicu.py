@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from typing import Any, cast
 
 from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.outcome import Outcome
@@ -60,9 +60,10 @@ _MEMO_LIMIT = 1 << 17  # pieces per memo (at most 4 bytes each), least recent dr
 class PyIcu(Decoder):
     screen_is_whole = True
 
-    def __init__(self, icu: object, mode: str | None) -> None:
+    def __init__(self, icu: Any, mode: str | None) -> None:
+        # PyICU's module: a C extension with neither py.typed nor stubs
         self.icu, self.mode = icu, mode
-        self._new = icu.UnicodeString  # type: ignore[attr-defined]
+        self._new = icu.UnicodeString
         self.name = "pyicu" if mode is None else f"pyicu:{mode}"
         self.shows = frozenset({"strict"} if mode is None else {mode})
         # PyICU's verdicts on pieces, and the searches' answers per 4-byte window
@@ -80,8 +81,7 @@ class PyIcu(Decoder):
 
     def versions(self) -> dict[str, str]:
         icu = self.icu
-        return {"pyicu": icu.VERSION, "icu": icu.ICU_VERSION,  # type: ignore[attr-defined]
-                "unicode": icu.UNICODE_VERSION}  # type: ignore[attr-defined]
+        return {"pyicu": icu.VERSION, "icu": icu.ICU_VERSION, "unicode": icu.UNICODE_VERSION}
 
     def _call(self, data: bytes) -> tuple[str | None, str | None]:
         """(text, None), or in strict mode (None, message) when PyICU raises."""
@@ -105,7 +105,9 @@ class PyIcu(Decoder):
         n = len(data)
         text, message = self._call(data)
         if self.mode is not None:
-            return Outcome.partial(n, **{self.mode: tuple(map(ord, text))})  # type: ignore[arg-type]
+            # a mode's call raises rather than give no text (_call): text is a str
+            views: dict[str, Any] = {self.mode: tuple(map(ord, cast(str, text)))}
+            return Outcome.partial(n, **views)
         if text is None:
             start = self.error_start(data)
             prov = {**self.versions(), "reported_position": str(error_position(str(message)))}

@@ -38,6 +38,7 @@ from utf8fuzz.engine.result import Difference, Grouper, Result
 from utf8fuzz.engine.screening import (
     AgreedScreens,
     Plan,
+    decode_as_screen,
     decode_many,
     is_out_of_process,
     screen_is_whole,
@@ -102,18 +103,28 @@ class Differ:
         # a whole screen may give its packed tokens alone (see .screening): where
         # tokens are not compared, the views are made from them
         whole = (lambda sc: sc) if "tokens" in compared else views_from_tokens
-        self._screens = {
-            d.name: (whole(sc) if screen_is_whole(d) else sc, compared,
-                     self._compared if screen_is_whole(d) else None)
-            for d in self.decoders
-            if (sc := screen_of(d)) is not None and self._shared[d.name]
-        }
+        # Each decoder's screen, and whether it is whole. One that offers none is
+        # screened by its own decode(), whole by construction (decode_as_screen):
+        # the C loop then compares it and names its commonest mismatches too.
+        self._screens: dict[str, tuple[Any, frozenset[str], tuple[str, ...] | None]] = {}
+        whole_names = set()
+        for d in self.decoders:
+            if not self._shared[d.name]:
+                continue
+            sc, is_whole = screen_of(d), screen_is_whole(d)
+            if sc is None:
+                sc, is_whole = decode_as_screen(d), True
+            if is_whole:
+                whole_names.add(d.name)
+            self._screens[d.name] = (whole(sc) if is_whole else sc, compared,
+                                     self._compared if is_whole else None)
+        self._whole = frozenset(whole_names)
         # Decoders whose screen is partial but which offer every view cheaper than
         # run() for the sampled inputs (whole_views)
         self._whole_views = {
             d.name: (whole(wv), compared, self._compared)
             for d in self.decoders
-            if not screen_is_whole(d) and self._shared[d.name]
+            if d.name not in self._whole and self._shared[d.name]
             and (wv := whole_views_of(d)) is not None
         }
         #: Out-of-process decoders left to :meth:`run_out_of_process`
@@ -144,7 +155,7 @@ class Differ:
         # a sampled input (one in full_every): in full, except for decoders whose
         # screen is their whole outcome (``screen_is_whole``)
         self._sample_plan = plan(
-            (d, *((self._screens.get(d.name) or no_screen) if screen_is_whole(d)
+            (d, *((self._screens.get(d.name) or no_screen) if d.name in self._whole
                   else self._whole_views.get(d.name) or no_screen))
             for d in mine)
         # shared by every Result (read-only: no copy per input)

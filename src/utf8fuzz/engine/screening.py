@@ -104,6 +104,21 @@ def decode_many(d: Decoder, inputs: Sequence[bytes]) -> list[Outcome]:
     return many(inputs) if many is not None else [d.decode(x) for x in inputs]
 
 
+def decode_as_screen(d: Decoder) -> Callable[[bytes], Any]:
+    """A whole screen made of the decoder's own :meth:`~Decoder.decode`, for a
+    decoder that offers no screen: a partial outcome's views are all of it, so
+    they are given as the screen's dict (compared, and their commonest mismatches
+    named, in C); any other outcome (tokens, a crash) is handed over as the
+    decoded outcome, judged in Python. No second call either way."""
+    decode = d.decode
+
+    def screen(data: bytes) -> Any:
+        out = decode(data)
+        return out.views if out.tokens_ is None and out.status == "ok" else out
+
+    return screen
+
+
 def views_from_tokens(screen: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
     """A whole ``screen`` for a differ that does not compare tokens: when it gives
     its packed tokens alone, the views are made from them."""

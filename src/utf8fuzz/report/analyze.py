@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import utf8fuzz
+from utf8fuzz import safe
 from utf8fuzz.outcome import Outcome
-from utf8fuzz.report import safe
 from utf8fuzz.report.fingerprint import Fingerprint, fingerprints
 from utf8fuzz.report.hexview import Grid, build_grid
 from utf8fuzz.report.load import Corpus, Entry

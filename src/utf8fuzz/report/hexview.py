@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from utf8fuzz import safe
 from utf8fuzz.outcome import REPLACEMENT, Outcome, TextViewName, Token, View, ViewUnavailable
-from utf8fuzz.report import safe
 from utf8fuzz.report.load import Entry, Record
 
 MAX_UNITS = 8  # code points shown in one unaligned cell before "..."

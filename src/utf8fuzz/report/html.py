@@ -9,7 +9,7 @@ document itself is pure ASCII.
 
 from __future__ import annotations
 
-from utf8fuzz.report import safe
+from utf8fuzz import safe
 from utf8fuzz.report.analyze import Report, Section
 from utf8fuzz.report.hexview import Grid, chunk
 from utf8fuzz.report.svg import matrix_svg, trend_svg

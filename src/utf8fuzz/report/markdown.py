@@ -6,7 +6,7 @@ blocks), so nothing in the input can open a link, image, table cell or HTML.
 
 from __future__ import annotations
 
-from utf8fuzz.report import safe
+from utf8fuzz import safe
 from utf8fuzz.report.analyze import Report, Section
 from utf8fuzz.report.hexview import text_layout
 

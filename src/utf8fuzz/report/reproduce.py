@@ -13,8 +13,8 @@ from __future__ import annotations
 import shlex
 
 import utf8fuzz
+from utf8fuzz import safe
 from utf8fuzz.outcome import VIEWS
-from utf8fuzz.report import safe
 from utf8fuzz.report.load import Entry
 
 

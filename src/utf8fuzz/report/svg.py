@@ -10,7 +10,7 @@ label goes through :mod:`.safe`.
 
 from __future__ import annotations
 
-from utf8fuzz.report import safe
+from utf8fuzz import safe
 from utf8fuzz.report.matrix import Matrix
 from utf8fuzz.report.trend import Point
 

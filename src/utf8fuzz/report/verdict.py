@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import utf8fuzz
+from utf8fuzz import safe
 from utf8fuzz.outcome import VIEWS, Outcome, Token, View, ViewUnavailable
 from utf8fuzz.profiles import get_profile
 from utf8fuzz.profiles.table import CONT, Profile, bits_value, structural_length
-from utf8fuzz.report import safe
 from utf8fuzz.report.load import Entry, Record
 
 

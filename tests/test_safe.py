@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from utf8fuzz.report import safe
+from utf8fuzz import safe
 
 HOSTILE = [
     "\u202e",  # RIGHT-TO-LEFT OVERRIDE
