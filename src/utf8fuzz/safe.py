@@ -2,7 +2,8 @@
 
 Everything shown to a person passes through here: a report, the terminal, a log,
 a test id. Fuzz inputs are hostile, and so is anything a decoder said about them:
-a crash message may quote the input, a plug-in's version string may hold anything. So the rule is simple and strict:
+a crash message may quote the input, a plug-in's version string may hold anything.
+So the rule is simple and strict:
 
 * bytes are shown as upper-case hex (``C0 80``), code points as ``U+XXXX``;
 * any other string is reduced to printable ASCII: every character outside

@@ -25,17 +25,14 @@ class Reference(Decoder):
     own = True
 
     def __init__(self, profile: str, policy: str = "maximal-subpart") -> None:
-        self._profile = get_profile(profile)
+        #: The compiled table of the profile this reference walks.
+        self.table: Profile = get_profile(profile)
+        self._profile = self.table
         self.profile = self._profile.name
         self.policy = policy
         self.name = reference_name(profile, policy)
         # An unknown policy raises when decoding, as decode_tokens does.
         self._walker = walker(self._profile, policy) if policy in POLICIES else None
-
-    @property
-    def table(self) -> Profile:
-        """The compiled table of the profile this reference walks."""
-        return self._profile
 
     @property
     def walker(self) -> Callable[[bytes], Walk] | None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.reference import Reference
@@ -114,6 +114,8 @@ class Differ:
             sc, is_whole = screen_of(d), screen_is_whole(d)
             if sc is None:
                 sc, is_whole = decode_as_screen(d), True
+                if sc is None:
+                    continue
             if is_whole:
                 whole_names.add(d.name)
             self._screens[d.name] = (whole(sc) if is_whole else sc, compared,
@@ -309,8 +311,9 @@ class Differ:
         reference at every view it shows, not only those ``d`` declares for every
         input: a strict-style decoder (iconv) also shows its text on input it
         accepts, and that text must be checked too."""
-        diff = (ref.compare_views(out, self._compared) if isinstance(out, dict)
-                else ref.compare(out, self._compared))
+        # (type() is: this runs for every mismatch the fuzz loop meets)
+        diff = (ref.compare_views(out, self._compared)
+                if type(out) is dict else ref.compare(cast(Outcome, out), self._compared))
         if diff is None:
             return None
         klass, idx, view, detail = diff

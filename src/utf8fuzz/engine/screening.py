@@ -104,17 +104,28 @@ def decode_many(d: Decoder, inputs: Sequence[bytes]) -> list[Outcome]:
     return many(inputs) if many is not None else [d.decode(x) for x in inputs]
 
 
-def decode_as_screen(d: Decoder) -> Callable[[bytes], Any]:
-    """A whole screen made of the decoder's own :meth:`~Decoder.decode`, for a
-    decoder that offers no screen: a partial outcome's views are all of it, so
-    they are given as the screen's dict (compared, and their commonest mismatches
-    named, in C); any other outcome (tokens, a crash) is handed over as the
-    decoded outcome, judged in Python. No second call either way."""
-    decode = d.decode
+def decode_as_screen(d: Decoder) -> Callable[[bytes], Any] | None:
+    """A whole screen made of the decoder's own ``run``, for a decoder that offers
+    no screen, or None when it overrides :meth:`~Decoder.decode` (then it is
+    decoded in full, through its own decode). What ``run`` gives is all of the
+    outcome: a partial outcome's views are given as the screen's dict (compared,
+    and their commonest mismatches named, in C; provenance is added if an Outcome
+    is ever made of them); any other outcome (tokens, a crash) is handed over as
+    the decoded outcome. One call either way, as :meth:`~Decoder.decode` makes it."""
+    if type(d).decode is not Decoder.decode:
+        return None
+    run, crash, provenance = d.run, d.crash, d.provenance
 
     def screen(data: bytes) -> Any:
-        out = decode(data)
-        return out.views if out.tokens_ is None and out.status == "ok" else out
+        try:
+            out = run(data)
+        except Exception as e:  # as Decoder.decode: a failure of the decoder is data
+            return crash(data, e)
+        if out.tokens_ is None and out.status == "ok":
+            return out.views
+        if not out.provenance:
+            object.__setattr__(out, "provenance", provenance())
+        return out
 
     return screen
 
