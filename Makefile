@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 FUZZ_TIME ?= 60
 
-.PHONY: fuzz test setup lint clean fuzz-atheris fuzz-instrumented fuzz-seeds
+.PHONY: fuzz test setup lint clean fuzz-atheris fuzz-instrumented fuzz-seeds oss-fuzz-build
 
 # Exit 1 from `utf8fuzz fuzz` means "new divergences saved to corpus/": that is the
 # job succeeding, so only 2 (usage) or worse fails `make fuzz`.
@@ -37,12 +37,16 @@ clean:
 	rm -rf build $(VENV) src/*.egg-info src/utf8fuzz/fast/*.so src/utf8fuzz/profiles/*.so \
 	  src/utf8fuzz/decoders/*.so src/utf8fuzz/engine/*.so
 
-# libFuzzer directly, on every core, one shared corpus (see fuzz/README.md).
+# libFuzzer directly, on every core, one shared corpus (see fuzz/README.md); its
+# corpus and crash files in corpus/work, as `utf8fuzz fuzz` keeps them, never in fuzz/.
+# UTF8FUZZ_KEEP_GOING: save every finding and go on (a target run alone stops at one).
 FUZZ_JOBS ?= $(shell nproc)
+LIBFUZZER_WORK := -artifact_prefix=corpus/work/libfuzzer/ corpus/work/libfuzzer-corpus
 fuzz-atheris: setup
-	mkdir -p fuzz/work/differential
-	$(PY) fuzz/differential.py -fork=$(FUZZ_JOBS) -max_total_time=$(FUZZ_TIME) -max_len=64 \
-	  -dict=fuzz/utf8.dict fuzz/work/differential corpus/seeds corpus/inputs
+	mkdir -p corpus/work/libfuzzer corpus/work/libfuzzer-corpus
+	UTF8FUZZ_KEEP_GOING=1 $(PY) fuzz/differential.py -fork=$(FUZZ_JOBS) -ignore_crashes=1 \
+	  -ignore_timeouts=1 -ignore_ooms=1 -max_total_time=$(FUZZ_TIME) -max_len=64 \
+	  -dict=fuzz/utf8.dict $(LIBFUZZER_WORK) corpus/seeds corpus/inputs
 
 # The fast path built with clang, -fsanitize=fuzzer-no-link,address, into a copy of
 # the package under build/instrumented (the tree's own build is left alone), with
@@ -50,22 +54,36 @@ fuzz-atheris: setup
 INSTR := build/instrumented
 fuzz-instrumented: setup
 	UTF8FUZZ_WITH_CLANG=1 bash scripts/system-deps.sh
-	rm -rf $(INSTR) && mkdir -p $(INSTR) fuzz/work/differential && cp -r src/utf8fuzz $(INSTR)/
+	rm -rf $(INSTR) && mkdir -p $(INSTR) corpus/work/libfuzzer corpus/work/libfuzzer-corpus
+	cp -r src/utf8fuzz $(INSTR)/
 	CC=clang LDSHARED="clang -shared" CFLAGS="-fsanitize=fuzzer-no-link,address -g -O1" \
 	  $(PY) setup.py -q build_ext --build-temp $(INSTR)/tmp --build-lib $(INSTR)
 	ASAN_OPTIONS=detect_leaks=0,allocator_may_return_null=1 \
 	  LD_PRELOAD="$$($(PY) -c 'import atheris; print(atheris.path())')/asan_with_fuzzer.so" \
-	  PYTHONPATH=$(INSTR) $(PY) fuzz/differential.py -max_total_time=$(FUZZ_TIME) -max_len=64 \
-	  -dict=fuzz/utf8.dict fuzz/work/differential corpus/seeds corpus/inputs
+	  UTF8FUZZ_KEEP_GOING=1 PYTHONPATH=$(INSTR) $(PY) fuzz/differential.py \
+	  -max_total_time=$(FUZZ_TIME) -max_len=64 -dict=fuzz/utf8.dict $(LIBFUZZER_WORK) \
+	  corpus/seeds corpus/inputs
 
 # Regenerate corpus/seeds and fuzz/utf8.dict from utf8fuzz.engine.boundaries.
 fuzz-seeds: setup
 	$(PY) -m utf8fuzz.engine.boundaries .
 
+# The fuzz targets packed as OSS-Fuzz and ClusterFuzzLite pack them (PyInstaller, by
+# .clusterfuzzlite/build.sh), outside Docker: $(OSS_FUZZ_DIR)/out/<target> runs one
+# (fuzz/README.md). OSS_FUZZ_TARGETS="differential" packs only those (~1 min each).
+OSS_FUZZ_DIR ?= build/oss-fuzz
+OSS_FUZZ_TARGETS ?=
+oss-fuzz-build: setup
+	$(PY) -c 'import PyInstaller' 2>/dev/null || $(PY) -m pip install -q -e '.[ossfuzz]'
+	bash scripts/oss-fuzz-build.sh $(OSS_FUZZ_DIR) $(OSS_FUZZ_TARGETS)
+
 # The fast path's tests under AddressSanitizer and UndefinedBehaviorSanitizer: the
 # extension built with gcc -fsanitize=address,undefined into a copy of the package
 # under build/asan (the tree's own build is left alone), libasan preloaded since
 # python itself is not instrumented. Any UB report aborts the test run.
+# PYTHONMALLOC=malloc: pymalloc carves small objects (most bytes objects under
+# test) out of its own 256 KiB arenas, so an over-read past one lands in the same
+# arena and ASan never sees it; with malloc each object is its own ASan allocation.
 ASAN := build/asan
 .PHONY: asan-test
 asan-test: setup
@@ -73,7 +91,8 @@ asan-test: setup
 	CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g" \
 	  LDFLAGS="-fsanitize=address,undefined" \
 	  $(PY) setup.py -q build_ext --build-temp $(ASAN)/tmp --build-lib $(ASAN)
-	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 UTF8FUZZ_EXPECT_SANITIZED=$(ASAN) \
+	PYTHONMALLOC=malloc ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  UTF8FUZZ_EXPECT_SANITIZED=$(ASAN) \
 	  LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" PYTHONPATH=$(ASAN) \
 	  $(PY) -m pytest -q -p no:cacheprovider tests/fast tests/decoders/test_icu.py tests/decoders/test_iconv.py \
 	  tests/decoders/test_c_glue_out_of_memory.py tests/decoders/test_cpython.py \

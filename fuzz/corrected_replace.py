@@ -1,7 +1,7 @@
 """libFuzzer target: corrected profile, replace views (see fuzz/README.md).
 
     python fuzz/corrected_replace.py -max_len=64 -dict=fuzz/utf8.dict \
-        fuzz/work/corrected_replace corpus/seeds
+        corpus/work/corrected_replace corpus/seeds
 """
 
 import sys

@@ -1,7 +1,7 @@
 """libFuzzer target: corrected profile, strict views (see fuzz/README.md).
 
     python fuzz/corrected_strict.py -max_len=64 -dict=fuzz/utf8.dict \
-        fuzz/work/corrected_strict corpus/seeds
+        corpus/work/corrected_strict corpus/seeds
 """
 
 import sys

@@ -1,6 +1,7 @@
 """libFuzzer target: every profile, every view - what ``utf8fuzz fuzz`` runs.
 
-    python fuzz/differential.py -max_len=64 -dict=fuzz/utf8.dict fuzz/work/differential corpus/seeds
+    python fuzz/differential.py -max_len=64 -dict=fuzz/utf8.dict \
+        corpus/work/differential corpus/seeds
 """
 
 import sys

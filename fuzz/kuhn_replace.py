@@ -1,7 +1,7 @@
 """libFuzzer target: kuhn profile, replace views (see fuzz/README.md).
 
     python fuzz/kuhn_replace.py -max_len=64 -dict=fuzz/utf8.dict \
-        fuzz/work/kuhn_replace corpus/seeds
+        corpus/work/kuhn_replace corpus/seeds
 """
 
 import sys

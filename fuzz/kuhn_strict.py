@@ -1,7 +1,7 @@
 """libFuzzer target: kuhn profile, strict views (see fuzz/README.md).
 
     python fuzz/kuhn_strict.py -max_len=64 -dict=fuzz/utf8.dict \
-        fuzz/work/kuhn_strict corpus/seeds
+        corpus/work/kuhn_strict corpus/seeds
 """
 
 import sys

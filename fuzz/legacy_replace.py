@@ -1,7 +1,7 @@
 """libFuzzer target: legacy profile, replace views (see fuzz/README.md).
 
     python fuzz/legacy_replace.py -max_len=64 -dict=fuzz/utf8.dict \
-        fuzz/work/legacy_replace corpus/seeds
+        corpus/work/legacy_replace corpus/seeds
 """
 
 import sys

@@ -1,7 +1,7 @@
 """libFuzzer target: legacy profile, strict views (see fuzz/README.md).
 
     python fuzz/legacy_strict.py -max_len=64 -dict=fuzz/utf8.dict \
-        fuzz/work/legacy_strict corpus/seeds
+        corpus/work/legacy_strict corpus/seeds
 """
 
 import sys

@@ -1,7 +1,7 @@
 """libFuzzer target: rfc2279 profile, replace views (see fuzz/README.md).
 
     python fuzz/rfc2279_replace.py -max_len=64 -dict=fuzz/utf8.dict \
-        fuzz/work/rfc2279_replace corpus/seeds
+        corpus/work/rfc2279_replace corpus/seeds
 """
 
 import sys

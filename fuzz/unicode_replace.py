@@ -1,7 +1,7 @@
 """libFuzzer target: unicode profile, replace views (see fuzz/README.md).
 
     python fuzz/unicode_replace.py -max_len=64 -dict=fuzz/utf8.dict \
-        fuzz/work/unicode_replace corpus/seeds
+        corpus/work/unicode_replace corpus/seeds
 """
 
 import sys

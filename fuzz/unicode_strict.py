@@ -1,7 +1,7 @@
 """libFuzzer target: unicode profile, strict views (see fuzz/README.md).
 
     python fuzz/unicode_strict.py -max_len=64 -dict=fuzz/utf8.dict \
-        fuzz/work/unicode_strict corpus/seeds
+        corpus/work/unicode_strict corpus/seeds
 """
 
 import sys

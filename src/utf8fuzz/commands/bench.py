@@ -10,6 +10,10 @@ code path.
 of ``Finder.queue`` on a fixed input stream, and with ``--callgrind`` instructions
 per input; ``--compare SRC`` runs another source tree in interleaved pairs (see
 :mod:`utf8fuzz.engine.loop_bench` and docs/performance.md).
+
+``utf8fuzz bench --exec CMD`` measures an exec client (docs/protocol.md): 64-byte
+inputs per second through ``decode_many``, one input, 32 and 1,024 per batch
+(:func:`utf8fuzz.bench.exec_run`).
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ import json
 import sys
 from typing import Any
 
+from utf8fuzz import safe
 from utf8fuzz.errors import UsageError
 
 HELP = ("time the fast path against CPython's bytes.decode (MB/s and ratios per input class); "
-        "--loop: the fuzz loop's executions per second")
+        "--loop: the fuzz loop's executions per second; --exec: an exec client's inputs per "
+        "second")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -40,12 +46,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="force a code path of the fast path (scalar, sse2, ssse3, avx2, avx512)")
     p.add_argument("--loop", action="store_true",
                    help="time the fuzz loop on a fixed input stream instead (options below)")
+    p.add_argument("--exec", dest="exec_cmd", metavar="CMD",
+                   help="time an exec client instead: 64-byte inputs per second through "
+                   "the protocol (docs/protocol.md), in batches; uses --inputs and --runs")
     loop_bench.add_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
     from utf8fuzz import bench
 
+    if args.exec_cmd is not None:
+        return _exec(args)
     if args.loop:
         return _loop(args)
     if args.callgrind or args.compare or args.tree:
@@ -82,23 +93,84 @@ def _loop(args: argparse.Namespace) -> int:
     if args.classes or args.sizes or args.path:
         raise UsageError("--class, --size and --path are for the fast path bench, not --loop")
     try:
-        return loop_bench.run_args(args)
+        result = loop_bench.bench(inputs=args.inputs, warmup=args.warmup, seed=args.seed,
+                                  runs=args.runs, tree=args.tree, compare=args.compare,
+                                  callgrind=args.callgrind)
     except (ValueError, OSError) as e:
         raise UsageError(str(e)) from None
     except RuntimeError as e:  # a tree whose loop does not run: say so, no traceback
-        print(f"utf8fuzz bench --loop: {e}", file=sys.stderr)
+        # (the message ends with that tree's stderr, which may quote anything)
+        print(_escaped_lines(f"utf8fuzz bench --loop: {e}"), file=sys.stderr)
         return 1
+    # not loop_bench.run_args, which prints the trees' paths as they are
+    print(json.dumps(result, indent=2, ensure_ascii=True) if args.json
+          else _escaped_lines(loop_bench.format_text(result)))
+    return 0
+
+
+def _exec(args: argparse.Namespace) -> int:
+    from utf8fuzz import bench
+    from utf8fuzz.decoders import UnknownDecoder
+    from utf8fuzz.decoders import exec as exec_adapter
+
+    if (args.loop or args.classes or args.sizes or args.path or args.callgrind or args.compare
+            or args.tree):
+        raise UsageError("--exec times an exec client: not with --loop and its options, "
+                         "--class, --size or --path")
+    if args.inputs < 1 or args.runs < 1:
+        raise UsageError("--inputs and --runs must be at least 1")
+    spec = args.exec_cmd
+    if not spec.startswith(exec_adapter.PREFIX):
+        spec = exec_adapter.PREFIX + spec
+    try:
+        decs = exec_adapter.load(spec)
+    except UnknownDecoder as e:
+        raise UsageError(str(e)) from None
+    # the replace mode when there is one: the larger replies
+    dec = next((d for d in decs if d.name.split("@")[0].endswith(":replace")), decs[0])
+    assert isinstance(dec, exec_adapter.ExecDecoder)
+    try:
+        result = bench.exec_run(dec.decode_many, inputs=args.inputs, runs=args.runs)
+    except ValueError as e:  # more inputs than the input class holds
+        raise UsageError(str(e)) from None
+    finally:
+        for d in decs:
+            d.close()
+    result.update(decoder=dec.name, spec=spec, versions=dec.versions())
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=True))
+        return 0
+    m, rows = result["machine"], result["rows"]
+    assert isinstance(m, dict) and isinstance(rows, list)
+    lines = [f"{result['decoder']} ({result['spec']}): {result['inputs']} inputs, "
+             f"{result['input']}; wall clock, median of {result['runs']} runs; "
+             f"{result['failed']} not decoded",
+             f"{m['cpu']}, {m['cores']} cores, Python {m['python']}"]
+    for row in rows:
+        lines.append(f"  batch {row['batch']:>5}: {row['inputs_per_s']:>9,} inputs/s, "
+                     f"harness CPU {row['harness_cpu_us']} us/input")
+    print(_escaped_lines("\n".join(lines)))
+    return 0
+
+
+def _escaped_lines(s: str) -> str:
+    """Each line through safe.text, the line breaks kept: multi-line output stays
+    readable and nothing else unprintable gets through."""
+    return "\n".join(safe.text(ln, None) for ln in s.splitlines())
 
 
 def _print(result: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     info, machine = result["fast"], result["machine"]
+    # the CPU's name is the machine's (a VM's can be anything): escaped, and Text, not markup
     table = Table(
-        title=f"fast.decode vs bytes.decode - path {info['selected']} ({info['mode']})",
-        caption=f"{machine['cpu']}, {machine['cores']} cores, Python {machine['python']}; "
-        "CPU time, median of repeats, interleaved",
+        title=Text(safe.text(f"fast.decode vs bytes.decode - path {info['selected']} "
+                             f"({info['mode']})")),
+        caption=Text(safe.text(f"{machine['cpu']}, {machine['cores']} cores, Python "
+                               f"{machine['python']}; CPU time, median of repeats, interleaved")),
     )
     for col in ("class", "size", "CPython MB/s", "fast MB/s", "ratio", "target"):
         table.add_column(col, justify="left" if col in ("class", "size") else "right")

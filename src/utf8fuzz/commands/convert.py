@@ -7,6 +7,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from utf8fuzz import safe
+
 HELP = "convert a file between standard UTF-8 and Corrected UTF-8"
 
 
@@ -23,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     convert = corrected.from_utf8 if args.to == "corrected" else corrected.to_utf8
     out = convert(data)  # ConversionError (a ValueError): one line, exit 2
     write_atomically(Path(args.output), out)
-    print(f"wrote {len(out)} bytes to {args.output}")
+    print(f"wrote {len(out)} bytes to {safe.text(args.output)}")  # a name may hold ESC
     return 0
 
 

@@ -1,11 +1,19 @@
-"""``utf8fuzz corpus check|list|prune [DIR]``: verify, list or prune the corpus.
+"""``utf8fuzz corpus check|list|prune|refresh [DIR]``: verify, list, prune or refresh.
 
 Each bad sidecar is reported by its path with the reason, one per line; the others
 are counted as good. Exit 0 when every entry is good, 1 when any is bad.
 ``corpus list`` prints one line per entry (signature, size, engine, date).
 ``corpus prune`` removes the entries whose signature the current engine no longer
 gives on their input (``--dry-run`` only lists them); entries whose decoders are not
-available here are kept.
+available here are kept. Options and DIR come in any order. A DIR that is not a
+corpus (no ``entries/`` and no ``inputs/``) or does not exist is one line on stderr
+and exit 2. Nothing read from the corpus is printed raw: ids, signatures, paths and
+messages pass through :func:`utf8fuzz.safe.text`.
+
+``corpus refresh [--decoder SPEC]`` records in each sidecar, as ``fixed``, every
+owned decoder (this project's, recorded own, or given with ``--decoder``) that now
+meets the expectation of its open finding (``--dry-run`` only lists them; see
+:mod:`utf8fuzz.engine.replay`).
 """
 
 from __future__ import annotations
@@ -14,32 +22,52 @@ import argparse
 import json
 from pathlib import Path
 
-HELP = "verify (check), list or prune the corpus of saved divergences"
+HELP = "verify (check), list, prune or refresh the corpus of saved divergences"
+
+
+ACTIONS: tuple[tuple[str, str], ...] = (
+    ("check", "verify every entry"),
+    ("list", "show the entries, one per line"),
+    ("prune", "drop the entries whose signature the engine no longer gives"),
+    ("refresh", "record as fixed each open finding your decoder now passes"),
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=("check", "list", "prune"),
-                   help="check: verify; list: show entries; prune: drop stale signatures")
-    p.add_argument("--dry-run", action="store_true", help="prune: list, remove nothing")
-    p.add_argument("dir", nargs="?", default="corpus", help="corpus directory (default corpus)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    # One parser per action, each with its own optional DIR, so that options and DIR
+    # come in any order: with "action [dir]" on one parser, argparse gives DIR its
+    # default before it reads --dry-run, then refuses the DIR that follows.
+    sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, help_ in ACTIONS:
+        a = sub.add_parser(name, help=help_, description=help_)
+        a.add_argument("dir", nargs="?", default="corpus",
+                       help="corpus directory (default corpus)")
+        a.add_argument("--dry-run", action="store_true", help="prune, refresh: list only")
+        a.add_argument("--json", action="store_true", help="print one JSON object")
+        if name == "refresh":
+            a.add_argument("--decoder", action="append", default=[], metavar="SPEC",
+                           help="your decoder (name or module:attr[@profile]); repeatable")
 
 
 def run(args: argparse.Namespace) -> int:
+    from utf8fuzz import safe
     from utf8fuzz.engine import corpus, replay
 
     root = Path(args.dir)
-    if not root.is_dir():
-        raise FileNotFoundError(2, "no such corpus directory", str(root))
+    corpus.require_corpus(root)  # one line and exit 2, from the CLI
+    t = safe.text  # everything printed comes from the corpus: hostile until escaped
+    if args.action == "refresh":
+        return _refresh(root, args)
     if args.action == "prune":
         stale = replay.prune(root, dry_run=args.dry_run)
         verb = "would remove" if args.dry_run else "removed"
         for e in stale:
-            print(f"{verb} {e.id}  {e.signature}")
-        print(f"{verb} {len(stale)} stale entr{'y' if len(stale) == 1 else 'ies'} from {root}")
+            print(f"{verb} {t(e.id)}  {t(e.signature)}")
+        print(f"{verb} {len(stale)} stale entr{'y' if len(stale) == 1 else 'ies'} "
+              f"from {t(root)}")
         return 0
     entries, problems, notes = corpus.check(root)
-    if args.json:
+    if args.json:  # json.dumps writes ASCII only, every control character escaped
         print(json.dumps({
             "corpus": str(root),
             "entries": [{"id": e.id, "signature": e.signature, "input": e.data.hex()}
@@ -51,12 +79,34 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "list":
         for e in entries:
             found = e.sidecar.get("found") or {}
-            print(f"{e.id}  {len(e.data):>4} B  {found.get('engine', '?'):<10} "
-                  f"{found.get('at', '?'):<20}  {e.signature}")
+            print(f"{t(e.id)}  {len(e.data):>4} B  {t(found.get('engine', '?')):<10} "
+                  f"{t(found.get('at', '?')):<20}  {t(e.signature)}")
     for p in problems:
-        print(f"BAD  {p}")
+        print(f"BAD  {t(p)}")
     for n in notes:
-        print(f"note {n}")
+        print(f"note {t(n)}")
     print(f"{len(entries)} good, {len(problems)} bad entr{'y' if len(problems) == 1 else 'ies'} "
-          f"in {root}")
+          f"in {t(root)}")
     return 1 if problems else 0
+
+
+def _refresh(root: Path, args: argparse.Namespace) -> int:
+    from utf8fuzz import decoders, safe
+    from utf8fuzz.engine import replay
+
+    t = safe.text
+    extra = [d for spec in args.decoder for d in decoders.resolve(spec)]
+    done = replay.refresh(root, extra, dry_run=args.dry_run)
+    if args.json:
+        print(json.dumps({"corpus": str(root), "dry_run": args.dry_run, "fixed": [
+            {"id": e.id, "signature": e.signature, "decoders": names} for e, names in done]},
+            indent=2))
+        return 0
+    verb = "would record" if args.dry_run else "recorded"
+    for e, names in done:
+        for name in names:
+            print(f"fixed {t(e.id)}  {t(name)}  {t(e.signature)}")
+    n = sum(len(names) for _, names in done)
+    print(f"{verb} {n} fix{'' if n == 1 else 'es'} in {len(done)} "
+          f"entr{'y' if len(done) == 1 else 'ies'} of {t(root)}")
+    return 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from utf8fuzz import safe
+
 HELP = "list the decoders available here (with versions) and, for each missing one, why"
 
 
@@ -25,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({
             "available": [d.describe() for d in found],
             "unavailable": [{"name": u.name, "reason": u.reason} for u in missing],
-        }, indent=2, sort_keys=True))
+        }, indent=2, sort_keys=True, ensure_ascii=True))  # ASCII: a plug-in's words are hostile
         return 0
     table = Table(title="decoders available here")
     table.add_column("decoder", overflow="fold", no_wrap=False, min_width=18)
@@ -39,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
         if d.name.startswith("ref:"):
             refs.setdefault(d.profile, []).append(d.policy)
     for profile, policies in refs.items():
-        table.add_row(Text(f"ref:{profile}:*"), Text(profile), Text(", ".join(policies)),
+        table.add_row(Text(safe.text(f"ref:{profile}:*")), Text(safe.text(profile)),
+                      Text(safe.text(", ".join(policies))),
                       Text("every view"), Text("utf8fuzz (spec transcription)"))
     every = frozenset(VIEWS)
     for d in found:
@@ -47,9 +50,10 @@ def run(args: argparse.Namespace) -> int:
             continue
         vers = ", ".join(f"{k} {v}" for k, v in d.versions().items() if k != "spec")
         shows = "every view" if d.shows >= every else " ".join(v for v in VIEWS if v in d.shows)
-        table.add_row(*(Text(x) for x in (d.name, d.profile, d.policy, shows, vers)))
+        # a plug-in names itself and states its own versions: anything may be in them
+        table.add_row(*(Text(safe.text(x)) for x in (d.name, d.profile, d.policy, shows, vers)))
     console = Console()
     console.print(table)
     for u in missing:
-        console.print(Text(f"unavailable: {u.name}: {u.reason}"))
+        console.print(Text(f"unavailable: {safe.text(u.name)}: {safe.text(u.reason)}"))
     return 0

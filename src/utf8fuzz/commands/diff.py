@@ -4,14 +4,27 @@ Decoders whose outcomes are identical are shown as one group, so the eye goes
 straight to where they part. Nothing decoded is ever printed as text: code
 points appear as U+XXXX and bytes as hex (fuzz inputs hold terminal escapes,
 bidi overrides and NULs).
+
+An input over :data:`SUMMARY_ABOVE` bytes is summarized (:func:`run_large`): the
+first :data:`ITEMS` of each view and counts, with the same grouping (by a digest
+of each whole outcome); decoders run one at a time and each outcome is dropped
+once summarized. Over :data:`SKIP_ABOVE` bytes, decoders that cannot give a whole
+outcome without one Python object per character (out-of-process ones, those with
+no whole screen) are skipped, in one line, unless named with ``--decoder``. Both
+keep a megabyte within seconds and a couple of hundred MB.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
-from typing import Any
+from array import array
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any, cast
 
+from utf8fuzz import safe
 from utf8fuzz.commands._common import (
     add_decoder_arguments,
     add_input_arguments,
@@ -19,15 +32,36 @@ from utf8fuzz.commands._common import (
     select_decoders,
 )
 from utf8fuzz.decoders.base import Decoder
-from utf8fuzz.outcome import Outcome, format_codepoint, hexbytes
+from utf8fuzz.outcome import (
+    REPLACEMENT,
+    TEXT_VIEWS,
+    VIEWS,
+    Outcome,
+    format_codepoint,
+    hexbytes,
+    pack_tokens,
+    unpack_tokens,
+)
 
 HELP = "decode one input with every decoder and show where they differ"
+#: Inputs over this many bytes are summarized; over SKIP_ABOVE, slow decoders skipped.
+SUMMARY_ABOVE = 4096
+SKIP_ABOVE = 64 << 10
+#: How many tokens, code points or spans of each view a summary shows.
+ITEMS = 32
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input_arguments(p)
     add_decoder_arguments(p)
     p.add_argument("--json", action="store_true", help="print one stable JSON object")
+    p.epilog = (
+        f"Inputs over {SUMMARY_ABOVE} bytes are summarized: the first {ITEMS} tokens, "
+        f"code points and spans of each view, and their counts (in JSON too). Over "
+        f"{SKIP_ABOVE} bytes, only decoders that give a whole outcome cheaply run (the "
+        "references and those with a whole screen: ICU, iconv, CPython's and PyICU's "
+        "handlers); the others (the fast path, node, plug-ins, recording handlers) are "
+        "skipped, with a note, unless named with --decoder.")
 
 
 def decoder_json(d: Decoder, out: Outcome) -> dict[str, Any]:
@@ -54,12 +88,14 @@ def decoder_json(d: Decoder, out: Outcome) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     data = read_input(args)
+    if len(data) > SUMMARY_ABOVE:
+        return run_large(args, data)
     decs = select_decoders(args)
     results = [(d, d.decode(data)) for d in decs]
     if args.json:
         print(json.dumps(
             {"input": data.hex(), "decoders": {d.name: decoder_json(d, o) for d, o in results}},
-            indent=2, sort_keys=True,
+            indent=2, sort_keys=True, ensure_ascii=True,  # names, crash messages: hostile
         ))
         return 0
     _print_text(data, results)
@@ -74,7 +110,7 @@ def _token_text(out: Outcome) -> str:
         elif t.kind == "reserved":
             parts.append(f"reserved[{t.start},{t.end})")
         else:
-            parts.append(f"ERR[{t.start},{t.end}){'…' if t.reason == 'truncated' else ''}")
+            parts.append(f"ERR[{t.start},{t.end}){'...' if t.reason == 'truncated' else ''}")
     return " ".join(parts)
 
 
@@ -104,7 +140,7 @@ def _print_text(data: bytes, results: list[tuple[Decoder, Outcome]]) -> None:
 
     console = Console(highlight=False)
     console.print(Text(f"input ({len(data)} bytes): {hexbytes(data) or '(empty)'}"))
-    console.print(Text("legend: U+XXXX@offset, ERR[start,end) (… = truncated by end of input)"))
+    console.print(Text("legend: U+XXXX@offset, ERR[start,end) (... = truncated by end of input)"))
     groups: dict[str, list[tuple[Decoder, Outcome]]] = {}
     for d, o in results:
         key = json.dumps([o.status, o.detail, sorted(o.shows), _summary(o)])
@@ -113,7 +149,177 @@ def _print_text(data: bytes, results: list[tuple[Decoder, Outcome]]) -> None:
     table.add_column("decoders (same outcome)", overflow="fold")
     table.add_column("outcome", overflow="fold")
     for members in groups.values():
-        names = "\n".join(f"{d.name}  [{d.profile}]" for d, _ in members)
-        body = "\n".join(f"{k}: {v}" for k, v in _summary(members[0][1]))
+        # a plug-in's name and what it raised are the plug-in's words: escaped
+        names = "\n".join(f"{safe.text(d.name)}  [{safe.text(d.profile)}]" for d, _ in members)
+        body = "\n".join(f"{k}: {safe.text(v, None)}" for k, v in _summary(members[0][1]))
+        table.add_row(Text(names), Text(body))
+    console.print(table)
+
+
+# -- inputs over SUMMARY_ABOVE bytes ---------------------------------------------------
+
+
+@dataclass
+class _Summary:
+    """One decoder's outcome, summarized; ``key`` is a digest of all of it."""
+
+    key: bytes
+    rows: list[tuple[str, str]]
+    json: dict[str, Any]
+
+
+def run_large(args: argparse.Namespace, data: bytes) -> int:
+    """``diff`` of a large input (module docstring): one decoder at a time."""
+    decs = select_decoders(args)
+    skipped: list[str] = []
+    if len(data) > SKIP_ABOVE and not args.decoder:
+        skipped = [d.name for d in decs if not _cheap(d)]
+        decs = [d for d in decs if _cheap(d)]
+    summaries = [(d, _summarize(d, _outcome(d, data), data)) for d in decs]
+    note = (f"{len(skipped)} decoders skipped: over {SKIP_ABOVE} bytes only those that "
+            f"give a whole outcome cheaply run (name others with --decoder): "
+            f"{', '.join(skipped)}") if skipped else ""
+    if args.json:
+        obj: dict[str, Any] = {
+            "input": data[:ITEMS].hex(), "length": len(data),
+            "summarized": f"each list holds its first {ITEMS} items; 'counts' has them all",
+            "decoders": {d.name: s.json for d, s in summaries},
+        }
+        if skipped:
+            obj["skipped"] = skipped
+        print(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=True))
+        return 0
+    _print_summaries(data, summaries, note)
+    return 0
+
+
+def _cheap(d: Decoder) -> bool:
+    """Can ``d`` give its whole outcome on a large input without a Python object
+    per character or error: a reference's walk, or a whole screen? (The fast
+    path's ``whole_views`` holds a tuple per error span: 120 MB for a megabyte of
+    stray continuation bytes.)"""
+    from utf8fuzz.decoders.reference import Reference
+    from utf8fuzz.engine import screening
+
+    return isinstance(d, Reference) or (
+        screening.screen_of(d) is not None and screening.screen_is_whole(d))
+
+
+def _outcome(d: Decoder, data: bytes) -> Outcome | dict[str, Any]:
+    """``d``'s outcome on ``data``, as views (tokens packed) where it can give them
+    that way (:func:`_cheap`), else as :meth:`~Decoder.decode` gives it."""
+    from utf8fuzz.decoders.reference import Reference
+    from utf8fuzz.engine import screening
+
+    if isinstance(d, Reference):
+        w = d.walk(data)
+        return {"tokens": w.packed, "strict": w.view("strict"), "reason": w.view("reason")}
+    whole = screening.screen_of(d) if screening.screen_is_whole(d) else None
+    for get in (whole, screening.whole_views_of(d)):
+        if get is None:
+            continue
+        try:
+            seen = get(data)
+        except Exception:  # as a screen would: the full decode names the crash
+            seen = None
+        if seen is not None:
+            return seen  # type: ignore[no-any-return]
+    return d.decode(data)
+
+
+def _summarize(d: Decoder, got: Outcome | dict[str, Any], data: bytes) -> _Summary:
+    """Rows and JSON as :func:`_summary` and :func:`decoder_json` make them, of the
+    first :data:`ITEMS` of each view, with counts; the key digests every view."""
+    if isinstance(got, Outcome) and not got.ok:
+        key = hashlib.sha256(json.dumps([got.status, got.detail]).encode()).digest()
+        return _Summary(key, _summary(got), decoder_json(d, got))
+    views: dict[str, Any]
+    if isinstance(got, Outcome):
+        views = {"tokens": pack_tokens(got.tokens_)} if got.tokens_ is not None else got.views
+        shows = got.shows
+    else:
+        views, shows = got, frozenset(VIEWS if "tokens" in got else got)
+    # sha256: the key must not collide, and it is the fastest here (SHA extensions)
+    h = hashlib.sha256(json.dumps(sorted(shows)).encode())
+    counts: dict[str, int] = {}
+    cut: dict[str, Any] = {}
+    if "tokens" in views:  # every view follows from the tokens: they alone are digested
+        packed = cast(bytes, views["tokens"])
+        h.update(packed)
+        head = unpack_tokens(packed[: 32 * ITEMS])
+        first = (views["strict"], views["reason"]) if "strict" in views else _first_error(packed)
+        counts["tokens"] = counts["replace"] = len(packed) // 32
+        cut = {"tokens": head, "strict": first[0], "reason": first[1],
+               "replace": [t.value if t.kind == "char" and t.value is not None else REPLACEMENT
+                           for t in head]}
+    else:
+        for name, v in sorted(views.items()):
+            c = _canonical(name, v)
+            h.update(f"{name}:{len(c)}:".encode() + c)
+            if name in TEXT_VIEWS or name == "spans":
+                counts[name] = len(v)
+                v = v[:ITEMS]
+            cut[name] = v
+    out = Outcome.partial(len(data), **cut)
+    rows = [(k, v + (f" ... (+{counts[k] - ITEMS} more)" if counts.get(k, 0) > ITEMS else ""))
+            for k, v in _summary(out)]
+    obj = decoder_json(d, out)
+    obj.update(shows=sorted(shows), counts=counts)
+    return _Summary(h.digest(), rows, obj)
+
+
+def _first_error(packed: bytes) -> tuple[tuple[int, int] | None, str | None]:
+    """The strict and reason views of packed tokens: the first error or reserved
+    token's span and reason, or (None, None)."""
+    m = memoryview(packed).cast("q")
+    # Every byte of a first field (kind | reason << 8) is 0, 1 or 2, and 0 in a
+    # char's: the first 1 or 2 (memchr) is in the first token that is not a char.
+    kinds = m[0::4].tobytes()
+    found = [i for i in (kinds.find(1), kinds.find(2)) if i >= 0]
+    if not found:
+        return None, None
+    at = 4 * (min(found) // 8)
+    k = m[at]
+    why = "reserved" if k & 0xFF == 2 else ("illegal", "truncated")[(k >> 8) - 1]
+    return (m[at + 1], m[at + 2]), why
+
+
+def _canonical(name: str, v: Any) -> bytes:
+    """View ``name`` as bytes; a text view the same whether a str or a tuple."""
+    if name in TEXT_VIEWS:
+        if isinstance(v, str):
+            return v.encode("utf-8", "surrogatepass")
+        try:
+            return "".join(map(chr, v)).encode("utf-8", "surrogatepass")
+        except (ValueError, OverflowError):  # past U+10FFFF, which no str holds
+            return b"\xff" + array("q", v).tobytes()  # (never valid UTF-8)
+    if name == "spans":
+        return array("q", chain.from_iterable(v)).tobytes()
+    return repr(v).encode()
+
+
+def _print_summaries(data: bytes, summaries: list[tuple[Decoder, _Summary]], note: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(highlight=False)
+    console.print(Text(f"input ({len(data)} bytes): {hexbytes(data[:ITEMS])} "
+                       f"... (+{len(data) - ITEMS} more bytes)"))
+    console.print(Text("legend: U+XXXX@offset, ERR[start,end) (... = truncated by end of input)"))
+    console.print(Text(f"summarized: the first {ITEMS} items of each view, and how many "
+                       "there are (+N more)"))
+    if note:
+        console.print(Text(f"note: {safe.text(note, None)}"))
+    groups: dict[bytes, list[tuple[Decoder, _Summary]]] = {}
+    for d, s in summaries:
+        groups.setdefault(s.key, []).append((d, s))
+    table = Table(show_lines=True)
+    table.add_column("decoders (same outcome)", overflow="fold")
+    table.add_column("outcome", overflow="fold")
+    for members in groups.values():
+        # a plug-in's name and what it raised are the plug-in's words: escaped
+        names = "\n".join(f"{safe.text(d.name)}  [{safe.text(d.profile)}]" for d, _ in members)
+        body = "\n".join(f"{k}: {safe.text(v)}" for k, v in members[0][1].rows)
         table.add_row(Text(names), Text(body))
     console.print(table)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from utf8fuzz import safe
 from utf8fuzz.commands._common import add_input_arguments, read_input
 
 HELP = "check a Corrected UTF-8 document: magic number, U+0000 (MUST NOT), SHOULD rules"
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"magic number: {'present' if doc.magic else 'absent'}")
         for level in ("errors", "warnings"):
             for f in findings[level]:
-                print(f"{level[:-1]}: bytes [{f['start']},{f['end']}): {f['message']}"
-                      f" ({f['clause']})")
+                print(f"{level[:-1]}: bytes [{f['start']},{f['end']}): "
+                      f"{safe.text(f['message'])} ({safe.text(f['clause'])})")
         print("conforming" if doc.conforming else "not conforming")
     return 0 if doc.conforming else 1

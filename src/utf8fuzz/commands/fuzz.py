@@ -2,14 +2,25 @@
 
 Runs the chosen engine(s) (:mod:`utf8fuzz.engine.run`) against the selected decoders
 (default: every available decoder; the references are the oracle, never under
-test). Each new signature is minimized and saved to the corpus. While it runs, a
-rich status line shows executions per second, divergences and corpus size; at the
-end a summary table (or, with ``--json``, one JSON object) and the triage report.
+test). Each new signature is minimized and saved to the corpus; a decoder that kills
+the process running it (a segfault, an abort, ``SystemExit``) is a ``crash`` entry,
+and the run goes on. While it runs, a rich status line on a terminal, else a plain
+progress line on stderr every :data:`PROGRESS_EVERY` seconds; at the end a summary
+table (or, with ``--json``, exactly one JSON object on stdout, interrupted or not)
+and the triage report.
 
-Exit status: 0 when nothing new was found, 1 when new divergences were saved, 2 on a
-usage error. Divergences that a full re-run of their input did not show again are
-listed as "unreproduced" (not saved, not counted as new). The default budget (one
-hour, every core) suits a nightly job.
+Exit status:
+
+* 0 nothing new was found;
+* 1 new divergences were saved;
+* 2 a usage error (checked before fuzzing: options, decoders, output paths);
+* 3 the run failed: an engine died, a worker could not start, a write failed (a
+  full disk), the report could not be written; one line on stderr says what;
+* 130 interrupted (after the summary).
+
+Divergences that a full re-run of their input did not show again are listed as
+"unreproduced" (not saved, not counted as new). The default budget (one hour, every
+core) suits a nightly job.
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from utf8fuzz import safe
 from utf8fuzz.commands._common import add_decoder_arguments, select_decoders
 from utf8fuzz.errors import UsageError
 
@@ -32,6 +44,9 @@ if TYPE_CHECKING:
 HELP = "fuzz decoders against the references; save minimized divergences to the corpus"
 
 NIGHTLY_SECONDS = 3600
+#: Seconds between two progress lines when stderr is not a terminal (a CI log).
+PROGRESS_EVERY = 10.0
+EXIT_NEW, EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 1, 2, 3, 130
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,11 +54,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", choices=("atheris", "hypothesis", "both"), default="both",
                    help="input generator (default both)")
     p.add_argument("--time", type=float, default=NIGHTLY_SECONDS, metavar="SECONDS",
-                   help=f"time budget (default {NIGHTLY_SECONDS}, a nightly run)")
+                   help=f"time budget, a limit (default {NIGHTLY_SECONDS}, a nightly run)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                    help="worker processes (default: every core)")
     p.add_argument("--corpus", default="corpus", metavar="DIR",
                    help="corpus directory (default corpus)")
+    p.add_argument("--work", default=None, metavar="DIR",
+                   help="work directory: libFuzzer's corpus and crash files, in-flight "
+                        "inputs, caches (default CORPUS/work)")
     p.add_argument("--report", default="reports", metavar="DIR",
                    help="where the triage report is written (default reports)")
     p.add_argument("--no-report", action="store_true", help="do not write the triage report")
@@ -54,8 +72,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "1: always in full)")
 
 
+def writable_dir(path: Path, option: str) -> Path:
+    """``path`` as a directory this process can write, made if missing; else a
+    :class:`UsageError` naming ``option``."""
+    shown = safe.text(path)
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{option} {shown} is not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"{option} {shown}: cannot create it: "
+                         f"{safe.text(e.strerror or e)}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {shown} is not writable")
+    return path
+
+
 def run(args: argparse.Namespace) -> int:
-    from utf8fuzz.engine.run import Progress, fuzz
+    from utf8fuzz.engine.corpus import entries_dir, inputs_dir
+    from utf8fuzz.engine.run import Progress, fuzz, sigint_ignored, summary
 
     if args.time <= 0:
         raise UsageError("--time must be positive")
@@ -63,46 +98,88 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be at least 1")
     if args.full_every is not None and args.full_every < 1:
         raise UsageError("--full-every must be at least 1")
+    corpus = writable_dir(Path(args.corpus), "--corpus")
+    for sub in (entries_dir(corpus), inputs_dir(corpus)):
+        if sub.exists():
+            writable_dir(sub, "--corpus")
+    work = writable_dir(Path(args.work) if args.work else corpus / "work", "--work")
+    if not args.no_report:
+        writable_dir(Path(args.report), "--report")
     decs = select_decoders(args)
     under_test = [d for d in decs if not d.name.startswith("ref:")]
-    corpus = Path(args.corpus)
-    corpus.mkdir(parents=True, exist_ok=True)
     err = sys.stderr
     if not under_test:
         print("utf8fuzz fuzz: no decoder under test (only references, which are the oracle); "
               "nothing to compare", file=err)
     progress = Progress()
     stop = threading.Event()
-    live = None if args.json or not err.isatty() else _start_live(progress, corpus, stop)
+    live = _start_live(progress, corpus, stop) if not args.json and err.isatty() \
+        else _start_log(progress, stop)
     try:
-        result = fuzz(decs, engine=args.engine, seconds=args.time, jobs=args.jobs,
-                      corpus=corpus, specs=args.decoder, profiles=args.profile,
-                      progress=progress, full_every=args.full_every)
+        try:
+            result = fuzz(decs, engine=args.engine, seconds=args.time, jobs=args.jobs,
+                          corpus=corpus, specs=args.decoder, profiles=args.profile,
+                          progress=progress, full_every=args.full_every, work=work)
+        except KeyboardInterrupt:  # before the engines started, or as they ended
+            result = summary(decs, progress, corpus, [], {"interrupted": True})
     finally:
         stop.set()
-        if live is not None:
-            live.join()
-    result["report"] = None if args.no_report else _report(corpus, Path(args.report), result)
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        _print_summary(result)
-    return 1 if result["new"] else 0
+        live.join()
+    result["report"] = None
+    if not args.no_report and not result.get("interrupted"):
+        try:
+            result["report"] = _report(corpus, Path(args.report), result)
+        except KeyboardInterrupt:
+            result["interrupted"] = True
+    with sigint_ignored():  # one whole JSON document, whatever is pressed
+        for line in result["failures"]:
+            print(f"utf8fuzz fuzz: {safe.text(line)}", file=err)
+        if args.json:
+            print(json.dumps(result, indent=2), flush=True)
+        else:
+            _print_summary(result)
+    if result["failures"]:
+        return EXIT_FAILED
+    if result.get("interrupted"):
+        return EXIT_INTERRUPTED
+    return EXIT_NEW if result["new"] else 0
 
 
 def _report(corpus: Path, out: Path, result: dict[str, Any]) -> str | None:
-    try:
-        from utf8fuzz.report import build_report
-    except ImportError:
-        print("utf8fuzz fuzz: the report module is not available; no triage report written",
-              file=sys.stderr)
-        return None
+    """The triage report's path; a failure to write it is one of the run's failures
+    (the findings are saved already, but the job's output is missing)."""
+    from utf8fuzz.report import build_report
+
     try:
         return str(build_report(corpus, out, result))
-    except Exception as e:  # the run's findings are saved; a report failure must not hide them
-        print(f"utf8fuzz fuzz: the triage report failed: {type(e).__name__}: {e}",
-              file=sys.stderr)
+    except Exception as e:
+        result["failures"].append(safe.text(
+            f"the triage report could not be written to {out}: {type(e).__name__}: {e}",
+            limit=500))
         return None
+
+
+def _progress_line(progress: Progress) -> str:
+    el = max(1e-9, time.monotonic() - progress.started)
+    n = progress.total
+    with progress.lock:
+        div = sum(progress.divergent.values())
+        new, crashes = len(progress.new), progress.crashes
+    return (f"fuzzing {el:6.0f}s  execs {n:>9,}  ({n / el:,.0f}/s)  divergent inputs {div:,}  "
+            f"new signatures {new}" + (f"  crashes {crashes}" if crashes else ""))
+
+
+def _start_log(progress: Progress, stop: threading.Event) -> threading.Thread:
+    """A progress line on stderr every :data:`PROGRESS_EVERY` seconds, as libFuzzer
+    logs, so that a CI log shows the run alive."""
+
+    def loop() -> None:
+        while not stop.wait(PROGRESS_EVERY):
+            print(f"utf8fuzz fuzz: {_progress_line(progress)}", file=sys.stderr, flush=True)
+
+    t = threading.Thread(target=loop, daemon=True)
+    t.start()
+    return t
 
 
 def _start_live(progress: Progress, corpus: Path, stop: threading.Event) -> threading.Thread:
@@ -115,12 +192,7 @@ def _start_live(progress: Progress, corpus: Path, stop: threading.Event) -> thre
     console = Console(stderr=True)
 
     def line() -> Text:
-        el = max(1e-9, time.monotonic() - progress.started)
-        n = progress.total
-        return Text(f"fuzzing {el:6.0f}s  execs {n:>9,}  ({n / el:,.0f}/s)  "
-                    f"divergent inputs {sum(progress.divergent.values()):,}  "
-                    f"new signatures {len(progress.new)}  "
-                    f"corpus {len(signature_ids(corpus))}")
+        return Text(f"{_progress_line(progress)}  corpus {len(signature_ids(corpus))}")
 
     def loop() -> None:
         with Live(line(), console=console, refresh_per_second=2, transient=True) as live:
@@ -137,36 +209,49 @@ def _print_summary(result: dict[str, Any]) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    def cell(s: object) -> Text:
+        return Text(safe.text(s))  # Text: rich markup in a name is not markup
+
     console = Console(highlight=False)
     t = Table(title="utf8fuzz fuzz", show_header=False)
     t.add_column("", style="bold")
     t.add_column("")
     t.add_row("engines", ", ".join(result["engines"]) or "none")
-    t.add_row("decoders", Text(", ".join(result["decoders"])))
+    t.add_row("decoders", cell(", ".join(result["decoders"])))
     t.add_row("executions", f"{result['executions']:,} in {result['seconds']} s "
               f"({result['execs_per_sec']:,.0f}/s)")
     t.add_row("divergent inputs", f"{result['divergent_inputs']:,}")
     t.add_row("new signatures", str(len(result["new"])))
+    if result.get("crashes"):
+        t.add_row("crashes", f"{result['crashes']} (a decoder ended a fuzzing process; "
+                  "re-run, saved, and the engine started again)")
     if result.get("unreproduced"):
         t.add_row("unreproduced", f"{len(result['unreproduced'])} (met once, gone on a "
                   "full re-run: a stateful or flaky decoder; not saved)")
-    t.add_row("corpus", f"{result['corpus']} ({result['corpus_size']} entries)")
-    for k in ("atheris", "atheris_error"):
+    t.add_row("corpus", cell(f"{result['corpus']} ({result['corpus_size']} entries)"))
+    t.add_row("work", cell(result.get("work") or "none"))
+    for k in ("atheris",):
         if result.get(k):
-            t.add_row(k, Text(str(result[k])))
-    t.add_row("report", str(result.get("report") or "none"))
+            t.add_row(k, cell(result[k]))
+    for k in ("failures", "notes"):
+        for line in result.get(k) or []:
+            t.add_row(k.rstrip("s"), cell(line))
+    if result.get("interrupted"):
+        t.add_row("interrupted", "yes")
+    t.add_row("report", cell(result.get("report") or "none"))
     console.print(t)
     if result["new"]:
         n = Table(title="new divergences")
         for col in ("signature", "class", "feature", "input (hex)"):
             n.add_column(col, overflow="fold")
         for x in result["new"]:
-            n.add_row(Text(x["signature"]), x["class"], x["feature"], x["input"].upper())
+            n.add_row(cell(x["signature"]), cell(x["class"]), cell(x["feature"]),
+                      cell(x["input"].upper()))
         console.print(n)
     if result.get("unreproduced"):
         u = Table(title="unreproduced (met once; a full re-run of the input did not show it)")
         for col in ("signature", "input (hex)"):
             u.add_column(col, overflow="fold")
         for x in result["unreproduced"]:
-            u.add_row(Text(x["signature"]), x["input"].upper())
+            u.add_row(cell(x["signature"]), cell(x["input"].upper()))
         console.print(u)

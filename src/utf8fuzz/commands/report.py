@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from utf8fuzz import safe
 from utf8fuzz.errors import UsageError
 
 HELP = "write the triage report (HTML, Markdown, summary.json) for a corpus"
@@ -41,5 +42,5 @@ def run(args: argparse.Namespace) -> int:
     s = json.loads(summary.read_text(encoding="utf-8"))
     n, bad = s["corpus"]["entries"], len(s["corpus"]["unreadable"])
     extra = f", {bad} unreadable (listed in the report)" if bad else ""
-    print(f"report for {n} corpus entries{extra}: {out / 'report.html'}")
+    print(f"report for {n} corpus entries{extra}: {safe.text(out / 'report.html')}")
     return 0

@@ -6,7 +6,8 @@ reported as unavailable with its reason, never as an error.
 
 Names. ``resolve(spec)`` accepts a decoder name (``cpython:replace``), a glob
 (``cpython:*``), or a user's decoder as ``module:attr`` with an optional claimed
-profile (``mypkg.codec:decode@corrected``), handled by :mod:`.plugin`.
+profile (``mypkg.codec:decode@corrected``), handled by :mod:`.plugin`, or a
+program in any language as ``exec:'CMD ARGS'[@profile]``, handled by :mod:`.exec`.
 """
 
 from __future__ import annotations
@@ -68,7 +69,13 @@ class UnknownDecoder(ValueError):
 
 
 def resolve(spec: str) -> list[Decoder]:
-    """Decoders matching ``spec``: a name, a glob, or ``module:attr[@profile]``."""
+    """Decoders matching ``spec``: a name, a glob, ``module:attr[@profile]`` or
+    ``exec:'CMD ARGS'[@profile]``."""
+    if spec.startswith("exec:"):
+        # a command, never a name or a glob: its own parser (shell quoting, claims)
+        from utf8fuzz.decoders import exec as exec_adapter
+
+        return exec_adapter.load(spec)
     found = available()
     hits = [d for d in found if fnmatch.fnmatchcase(d.name, spec)]
     if hits:

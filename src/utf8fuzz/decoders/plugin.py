@@ -20,9 +20,12 @@ object has a ``utf8fuzz_profile`` attribute, or is a Decoder).
 Isolation. A user's decoder runs in a worker process by default
 (:mod:`._subprocess`), so one that segfaults, calls ``os._exit`` or loops
 forever gives a ``crash`` or ``timeout`` outcome and a fresh worker, never a dead
-or hung harness. Options after ``+``: ``inprocess`` (faster; an exception is still
-a crash outcome, but a hang or a dead process takes the harness with it) and
-``timeout=SECONDS`` per call (default 10, or ``$UTF8FUZZ_DECODER_TIMEOUT``).
+or hung harness; one that allocates without bound a ``crash`` whose feature is
+``oom``. Options after ``+``: ``inprocess`` (faster; an exception is still a crash
+outcome, but a hang or a dead process takes the harness with it),
+``timeout=SECONDS`` per call (default 10, or ``$UTF8FUZZ_DECODER_TIMEOUT``) and
+``memory=MiB``, the worker's address-space limit (default 2048, or
+``$UTF8FUZZ_WORKER_MEMORY``; 0: none; not with ``inprocess``, which has no worker).
 :meth:`IsolatedDecoder.decode_many` pipelines a whole batch to the worker.
 
 Entry points. An installed package declares::
@@ -44,7 +47,13 @@ from collections.abc import Sequence
 from importlib import metadata
 from typing import Any
 
-from utf8fuzz.decoders._subprocess import Failure, Worker, WorkerUnavailable, frame
+from utf8fuzz.decoders._subprocess import (
+    Failure,
+    Worker,
+    WorkerUnavailable,
+    frame,
+    memory_limit_mib,
+)
 from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.outcome import Outcome
 from utf8fuzz.profiles import get_profile
@@ -70,8 +79,9 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, str]]:
     options: dict[str, str] = {}
     for o in opts:
         k, _, v = o.partition("=")
-        if k not in ("inprocess", "timeout") or (k == "timeout" and not v):
-            raise _unknown(f"bad decoder option {o!r} in {spec!r}: use +inprocess or +timeout=S")
+        if k not in ("inprocess", "timeout", "memory") or (k != "inprocess" and not v):
+            raise _unknown(f"bad decoder option {o!r} in {spec!r}: "
+                           "use +inprocess, +timeout=S or +memory=MiB")
         options[k] = v
     if "timeout" in options:
         try:
@@ -79,6 +89,13 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, str]]:
                 raise ValueError
         except ValueError:
             raise _unknown(f"bad timeout in {spec!r}: a positive number of seconds") from None
+    if "memory" in options:
+        if "inprocess" in options:
+            raise _unknown(f"bad {spec!r}: +memory limits a worker, and +inprocess has none")
+        try:
+            memory_limit_mib(options["memory"])
+        except ValueError as e:
+            raise _unknown(f"{e} in {spec!r}") from None
     mod, _, attr = target.partition(":")
     if not mod or not attr:
         raise _unknown(f"bad decoder {spec!r}: expected module:attr[@profile]")
@@ -144,7 +161,8 @@ def load(spec: str) -> Decoder:
     dec = _inprocess(target, profile)
     if "inprocess" not in options:
         timeout = float(options.get("timeout") or DEFAULT_TIMEOUT)
-        dec = IsolatedDecoder(target, profile, dec, timeout=timeout)
+        memory = memory_limit_mib(options["memory"]) if "memory" in options else None
+        dec = IsolatedDecoder(target, profile, dec, timeout=timeout, memory_mib=memory)
     dec.spec = spec
     return dec
 
@@ -254,7 +272,8 @@ class IsolatedDecoder(Decoder):
     out_of_process = True  # a round trip per call: the fuzz loop sends batches
 
     def __init__(self, target: str, profile: str | None, described: Decoder,
-                 *, timeout: float = DEFAULT_TIMEOUT, name: str | None = None) -> None:
+                 *, timeout: float = DEFAULT_TIMEOUT, name: str | None = None,
+                 memory_mib: int | None = None) -> None:
         self.target, self.claim = target, profile
         self.name = name or described.name
         self.profile, self.policy = described.profile, described.policy
@@ -263,7 +282,7 @@ class IsolatedDecoder(Decoder):
         argv = [sys.executable, "-c", "from utf8fuzz.decoders.plugin import worker_main; "
                 "worker_main()", target, profile or "", json.dumps(sys.path)]
         self.worker = Worker(argv, timeout=timeout, name=f"{self.name} worker",
-                             on_ready=_check_ready)
+                             on_ready=_check_ready, memory_mib=memory_mib)
 
     def versions(self) -> dict[str, str]:
         return dict(self._versions)
@@ -321,6 +340,10 @@ def worker_main() -> None:
         n = int.from_bytes(head, "little")
         data = inp.read(n)
         o = dec.decode(data)
+        if o.status == "crash" and (o.detail or "").startswith("MemoryError"):
+            # its own feature, as the parent names a worker that died of it
+            o = Outcome.failure(n, "crash", f"oom: the plug-in ran out of memory; {o.detail}",
+                                o.provenance)
         out.write(frame(json.dumps(o.to_json()).encode()))
 
 

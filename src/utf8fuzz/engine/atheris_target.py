@@ -6,10 +6,13 @@ Each file in ``fuzz/`` instruments the reference decoders' modules, then calls
 a target that is the only process on its corpus adds ``-reload=0``
 (:func:`single_process_flags`).
 
-Divergences do not crash the target (libFuzzer would stop at the first one):
-each *new* signature is minimized and saved to the corpus right away, atomically, so
+Each *new* signature is minimized and saved to the corpus right away, atomically, so
 ``-jobs``/``-fork`` workers share one corpus safely. A one-line JSON record of each
 new entry is appended to ``$UTF8FUZZ_FOUND_LOG`` when set (``utf8fuzz fuzz`` reads it).
+Then a target run directly (by hand, by OSS-Fuzz or ClusterFuzzLite) ends the run as a
+crash on the finding's minimized input, which libFuzzer writes as its
+``crash-<sha1>`` artifact (:class:`StopAtFinding`). ``utf8fuzz fuzz``, which wants
+every finding of a night, sets ``UTF8FUZZ_KEEP_GOING=1``: the run goes on.
 
 Coverage. libFuzzer is told which rows of each profile's table, which error
 shapes and which neighbours the references met (:mod:`utf8fuzz.engine.coverage`);
@@ -20,7 +23,10 @@ Environment:
 
 ``UTF8FUZZ_DECODERS``  JSON list of decoder specs (names, globs, module:attr[@profile]);
                        unset: every available decoder
-``UTF8FUZZ_CORPUS``    corpus directory (default ``corpus``)
+``UTF8FUZZ_CORPUS``    corpus directory (default ``corpus``; in a target packed by
+                       PyInstaller, the corpus packed with it: :func:`packed_corpus`)
+``UTF8FUZZ_KEEP_GOING`` ``1``: save each new finding and go on; unset: stop at the
+                       first, as a crash
 ``UTF8FUZZ_FOUND_LOG`` optional JSON-lines file of new entries
 ``UTF8FUZZ_MINIMIZE_SECONDS`` per new signature (default 10)
 ``UTF8FUZZ_INSTRUMENT``  ``1``: instrument the references' bytecode too
@@ -37,17 +43,24 @@ exit). Each can be run alone: ``python fuzz/differential.py FILE``.
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
 import os
 import shlex
+import shutil
 import sys
 import tempfile
+import types
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from utf8fuzz import safe
+
 if TYPE_CHECKING:
     from utf8fuzz.decoders.base import Decoder
+    from utf8fuzz.engine.finder import NewSignature
 
 #: The views each mode compares (see utf8fuzz.outcome).
 MODES: dict[str, frozenset[str] | None] = {
@@ -181,6 +194,133 @@ def artifact_prefix(argv: Sequence[str]) -> str:
     return prefix
 
 
+def packed_corpus() -> Path | None:
+    """In a target packed by PyInstaller (OSS-Fuzz's ``compile_python_fuzzer``), the
+    corpus packed with it (``.clusterfuzzlite/build.sh`` packs ``corpus/entries``: the
+    divergences known when it was built); else None.
+
+    Why it is the default there: the packed target unpacks into a new temporary
+    directory each time it starts, so what one run saves is unknown to the next.
+    ClusterFuzzLite runs the target again on a crash's input to see that it
+    reproduces; with a corpus that outlived the run, the finding would be known by
+    then, and the crash would not reproduce."""
+    base = getattr(sys, "_MEIPASS", None)
+    if getattr(sys, "frozen", False) and base and (Path(base) / "corpus").is_dir():
+        return Path(base) / "corpus"
+    return None
+
+
+#: ``1``: each new finding is saved and the run goes on (``utf8fuzz fuzz`` sets it for
+#: the target it runs). Unset: the run stops at the first (:class:`StopAtFinding`).
+KEEP_GOING_ENV = "UTF8FUZZ_KEEP_GOING"
+
+
+class NewDivergence(Exception):
+    """A divergence not in the corpus: saved there, then raised on its minimized input."""
+
+
+def _raise_new(message: str) -> None:
+    raise NewDivergence(message)
+
+
+def raise_named(name: str, message: str) -> None:
+    """Raise :class:`NewDivergence` (``message``) from a frame whose function is
+    named ``name``. Always raises.
+
+    Why: ClusterFuzz (OSS-Fuzz) names a Python crash, and deduplicates crashes, by
+    the function names of the innermost frames of its traceback. Raised from one
+    fixed function, every new divergence would be one crash, and all but the first
+    would be filed as duplicates of it."""
+    code = _raise_new.__code__.replace(co_name=name, co_qualname=name)
+    types.FunctionType(code, _raise_new.__globals__)(message)
+
+
+class StopAtFinding:
+    """A target run directly stops at its first new finding, as a crash on the
+    finding's minimized input: libFuzzer writes that input as its
+    ``<artifact prefix>crash-<sha1>``, and ClusterFuzzLite and OSS-Fuzz report it.
+
+    libFuzzer writes the input it was running when the target raised, and a
+    finding is made on another one (compared in a round, then minimized). So the
+    minimized input is kept (:attr:`pending`), the custom mutator hands it to
+    libFuzzer as its next input (:meth:`mutator`), and :meth:`check` raises when
+    libFuzzer runs it; no other input is compared until then. When libFuzzer runs
+    its inputs one by one, as it does to reproduce a crash (every input named is a
+    file), each is compared at once (:attr:`one_by_one`) and a new finding raises
+    on it. A finding made as the run ends (the last round, compared at exit) is too
+    late for libFuzzer: :meth:`at_exit` writes the artifact itself, says where in
+    libFuzzer's words (``Test unit written to PATH``, which ClusterFuzz looks for),
+    and exits with libFuzzer's crash status."""
+
+    def __init__(self, argv: Sequence[str]) -> None:
+        inputs = [a for a in argv[1:] if not a.startswith("-")]
+        self.one_by_one = bool(inputs) and all(os.path.isfile(a) for a in inputs)
+        self.prefix = artifact_prefix(argv)
+        self.exit_status = 77  # libFuzzer's -error_exitcode
+        for a in argv[1:]:
+            value = a.removeprefix("-error_exitcode=")
+            if value != a and value.isdigit():
+                self.exit_status = int(value)
+        #: The minimized input of the first new finding, until libFuzzer runs it.
+        self.pending: bytes | None = None
+        self.name = ""
+        self.line = ""
+
+    def note(self, new: NewSignature) -> None:
+        """Keep ``new`` to crash on, unless a finding is kept already."""
+        if self.pending is None:
+            self.pending = new.input
+            self.name = safe.text(new.signature, limit=300)
+            self.line = (f"utf8fuzz: new divergence {self.name}: minimized input "
+                         f"{safe.hexbytes(new.input)} (from {new.original_size} bytes), "
+                         f"saved as {safe.text(new.path)}")
+
+    def found(self, new: NewSignature, data: bytes) -> None:
+        """``new`` was found while libFuzzer ran ``data``: kept, and raised at once if
+        libFuzzer is running its inputs one by one or ``data`` is the minimized input."""
+        self.note(new)
+        if self.one_by_one or data == self.pending:
+            self.crash()
+
+    def check(self, data: bytes) -> None:
+        """Raise if ``data`` is the kept input."""
+        if data == self.pending:
+            self.crash()
+
+    def crash(self) -> None:
+        # Atheris prints the exception on stdout; the crash line goes to stderr too.
+        print(self.line, file=sys.stderr, flush=True)
+        raise_named(self.name, self.line)
+
+    def mutator(self, mutate: Callable[[bytes, int, int], bytes],
+                ) -> Callable[[bytes, int, int], bytes]:
+        """``mutate`` (a custom mutator), except that the kept input comes first."""
+
+        def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
+            pending = self.pending
+            if pending is not None and len(pending) <= max_size:
+                return pending
+            return mutate(data, max_size, seed)
+
+        return custom_mutator
+
+    def at_exit(self) -> None:
+        """As the process exits (C's ``exit()``): if a kept input was never run, write
+        it where libFuzzer would have and end with libFuzzer's crash status."""
+        if self.pending is None:
+            return
+        path = f"{self.prefix}crash-{hashlib.sha1(self.pending).hexdigest()}"
+        try:
+            with open(path, "wb") as f:
+                f.write(self.pending)
+            where = f"Test unit written to {safe.text(path)}"
+        except OSError as e:
+            where = f"its input could not be written to {safe.text(path)}: {safe.text(e)}"
+        print(f"{self.line}; the run ended before libFuzzer ran it. {where}",
+              file=sys.stderr, flush=True)
+        os._exit(self.exit_status)
+
+
 #: Inputs between two runs of the cyclic garbage collector in the fuzz loop.
 COLLECT_EVERY = 20_000
 
@@ -217,9 +357,11 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
         os.environ["UTF8FUZZ_PROFILES"].split(",") if os.environ.get("UTF8FUZZ_PROFILES")
         else None)
     decs = select(specs, profiles)
-    corpus = Path(os.environ.get("UTF8FUZZ_CORPUS", "corpus"))
+    corpus = Path(os.environ.get("UTF8FUZZ_CORPUS") or packed_corpus() or "corpus")
     log = os.environ.get("UTF8FUZZ_FOUND_LOG")
     argv = list(argv if argv is not None else sys.argv)
+    stop = None if os.environ.get(KEEP_GOING_ENV) == "1" else StopAtFinding(argv)
+    one_by_one = stop is not None and stop.one_by_one
     round_size = round_default()
     inflight = InFlight(Path(artifact_prefix(argv) + f"inflight-{os.getpid()}.hex")) \
         if round_size > 1 else None
@@ -245,27 +387,54 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
                 for x in [*found[n:], *unreproduced[u:]]:
                     f.write(json.dumps(x.to_json()) + "\n")
 
+    def log_stats() -> None:
+        """This process's counts, for the harness's summary (``{"stats": ...}``)."""
+        if log:
+            with open(log, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"stats": {
+                    "pid": os.getpid(), "executions": finder.executions,
+                    "divergent_inputs": finder.divergent_inputs}}) + "\n")
+
     executions = 0
 
     def test_one_input(data: bytes) -> None:
         nonlocal executions
+        if stop is not None and stop.pending is not None:
+            stop.check(data)  # raises on the finding's input; the rest waits for it
+            return
         if not covs:
             covs.append(TableCoverage(libfuzzer_counters()))
         cov = covs[0]
         n, u = len(found), len(unreproduced)
         for (profile, _), walk in zip(keys, queue(data), strict=True):
             cov.feed_walk(profile, walk)
+        if one_by_one:
+            finder.flush()
         log_new(n, u)
+        if stop is not None and len(found) > n:
+            stop.found(found[n], data)
         executions += 1
         if executions % COLLECT_EVERY == 0:
             collect()
+            log_stats()
 
     def last_round() -> None:
+        if inflight is not None and inflight.held:
+            # A decoder is ending the process mid-round (KeyboardInterrupt makes
+            # Atheris call exit()): the round stays in the file, for the harness
+            # to re-run; comparing more here would run that decoder again.
+            return
         n, u = len(found), len(unreproduced)
-        finder.flush()
+        if stop is None or stop.pending is None:
+            finder.flush()
         log_new(n, u)
+        log_stats()
         if inflight is not None:
             inflight.close()
+        if stop is not None:
+            if len(found) > n:
+                stop.note(found[n])
+            stop.at_exit()
 
     if not at_process_exit(last_round):
         print("utf8fuzz: this libc offers no exit handler: the last round of inputs is "
@@ -276,6 +445,10 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     gc.freeze()
     gc.disable()  # see collect()
     # atheris.Setup rebinds atheris.Mutate to libFuzzer's: look it up at call time.
-    atheris.Setup(relaunchable(single_process_flags(argv)), test_one_input,
-                  custom_mutator=make_custom_mutator(lambda d, n: atheris.Mutate(d, n)))
+    mutator = make_custom_mutator(lambda d, n: atheris.Mutate(d, n))
+    run_argv = relaunchable(single_process_flags(argv))
+    if run_argv[0] != argv[0]:  # the relaunch script's directory goes with the run
+        at_process_exit(partial(shutil.rmtree, os.path.dirname(run_argv[0]), True))
+    atheris.Setup(run_argv, test_one_input,
+                  custom_mutator=mutator if stop is None else stop.mutator(mutator))
     atheris.Fuzz()

@@ -108,6 +108,12 @@ class InFlight:
             os.pwrite(self._fd, text, 0)
             self._empty = False
 
+    @property
+    def held(self) -> bool:
+        """A round is in the file: held and never released, so the process is
+        ending because of it (its inputs are the evidence; keep the file)."""
+        return self._fd is not None and not self._empty
+
     def release(self) -> None:
         if self._fd is not None:
             os.ftruncate(self._fd, 0)
@@ -183,6 +189,8 @@ class Finder:
         self.executions = 0
         self.divergent_inputs = 0
         self._pending: list[bytes] = []  # for the out-of-process decoders
+        self._pending_clean: list[bool] = []  # which of them no in-process decoder
+        # diverged on: one diverging out of process is then a divergent input too
         self._since = 0.0
         self._queued: list[bytes] = []  # for queue(), with their walks
         self._queued_walks: list[tuple[Any, ...]] = []
@@ -228,6 +236,7 @@ class Finder:
             if not self._pending:
                 self._since = time.monotonic()
             self._pending.append(res.data)
+            self._pending_clean.append(not res.diverged)
             if len(self._pending) >= BULK or time.monotonic() - self._since > BULK_SECONDS:
                 self._flush_out_of_process()
 
@@ -239,8 +248,13 @@ class Finder:
 
     def _flush_out_of_process(self) -> None:
         pending, self._pending = self._pending, []
+        clean, self._pending_clean = self._pending_clean, []
         if pending:
+            clean_ones = {x for x, c in zip(pending, clean, strict=True) if c}
             for res in self.differ.run_out_of_process(pending):
+                if res.diverged and res.data in clean_ones:
+                    clean_ones.discard(res.data)
+                    self.divergent_inputs += 1
                 self._learn(res.data, res)
 
     def _learn(self, data: bytes, res: Result) -> None:

@@ -1,26 +1,39 @@
 """Replaying corpus entries: what CI checks, forever, for each saved divergence.
 
-For each entry and each decoder it recorded:
+An entry is checked one decoder at a time: :func:`checks` names the decoders it
+checks, :func:`check` judges one (the pytest plugin makes one test item of each).
 
-* the **reference** must still produce what it recorded (a change in a spec
-  transcription shows up here first, plainly);
-* this project's **own** decoders (``Decoder.own``: references, the fast path) must
-  now meet the entry's expectation at every view they show - a fixed bug stays fixed;
-* **external** decoders (CPython, ICU, iconv, Node, plug-ins) must still behave as
-  recorded, at the views both the record and the decoder show. Same behaviour on a
-  new version passes *with a note* (the test emits a warning naming both versions);
-  changed behaviour fails and says whether it now agrees with the reference (a fix
-  upstream: re-record) or not (a new bug). A decoder not available here is skipped
-  with the reason.
+* The **reference** must still produce what it recorded (a change in a spec
+  transcription shows up here first, plainly).
+* An **owned** decoder is held to the entry's expectation. Owned are this project's
+  decoders (``Decoder.own``: references, the fast path), any decoder the sidecar
+  records as ``own``, and the caller's (``extra``: the pytest plugin's
+  ``--utf8fuzz-decoder``, ``utf8fuzz corpus refresh --decoder``). What a divergence
+  means depends on what the sidecar knows of the decoder:
 
-Decoders given explicitly (``extra``: the pytest plugin's ``--utf8fuzz-decoder``) are
-treated as the caller's own: each must meet the expectation of every entry whose
-profile and policy it claims.
+  - it diverged when recorded, and the sidecar's ``fixed`` does not name it: an
+    **open** finding, verdict ``open`` (the pytest plugin's xfail, naming the
+    signature); meeting the expectation now is verdict ``fixed``, a pass that
+    :func:`refresh` records in the sidecar;
+  - ``fixed`` names it, or it met the expectation when recorded: diverging now
+    fails, as **regressed**;
+  - it is not recorded at all (a decoder of the caller's the fuzzer never ran on
+    this entry): diverging fails, a new finding.
+
+  So a fix never fails a test, and a bug once fixed cannot come back quietly.
+* An **external** decoder (CPython, ICU, iconv, Node, a plug-in nobody claims) must
+  still behave as recorded, at the views both the record and the decoder show. Same
+  behaviour on a new version passes *with a note* naming both versions; changed
+  behaviour fails and says whether it now agrees with the reference (a fix upstream:
+  re-record) or not (a new bug).
+
+A decoder not available here is skipped with the reason.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -28,12 +41,23 @@ from typing import Any, Literal
 
 from utf8fuzz import decoders as registry
 from utf8fuzz.decoders.base import Decoder
-from utf8fuzz.engine.corpus import Entry, load
+from utf8fuzz.engine.corpus import (
+    CorpusError,
+    Entry,
+    atomic_write,
+    environment_versions,
+    load,
+    locked,
+    now,
+    read_sidecar,
+)
 from utf8fuzz.engine.differ import Differ
-from utf8fuzz.engine.expect import check_outcome
+from utf8fuzz.engine.expect import check_outcome, expectation
 from utf8fuzz.outcome import VIEWS, Outcome, ViewUnavailable
 
-Status = Literal["pass", "fail", "skip"]
+#: ``open``: an owned decoder's known, unfixed finding; ``fixed``: a pass that ends
+#: an open finding (not yet recorded in the sidecar).
+Status = Literal["pass", "fail", "skip", "open", "fixed"]
 
 
 @dataclass
@@ -88,77 +112,208 @@ def _short(view: str, v: Any) -> str:
     return repr(v)[:120]
 
 
-def replay_entry(entry: Entry, extra: Sequence[Decoder] = ()) -> list[Verdict]:
-    side = entry.sidecar
-    data = entry.data
-    exp = side.get("expectation")
-    out: list[Verdict] = []
-    ref_name = str(side["reference"])
-    profile, policy = ref_name.split(":")[1], ref_name.split(":")[2]
-    from utf8fuzz.engine.expect import expectation
+def _hex(data: bytes) -> str:
+    return data.hex(" ").upper() or "(empty)"
 
-    # 1. the reference itself
-    try:
-        now_exp = expectation(data, profile, policy)
-    except ValueError as e:
-        return [Verdict(ref_name, "fail", f"reference unavailable: {e}")]
-    if exp is not None and now_exp != exp:
-        out.append(Verdict(ref_name, "fail",
-                           "the reference's expectation for this input changed since it was "
-                           "recorded (a spec transcription changed): re-record the entry"))
-    else:
-        out.append(Verdict(ref_name, "pass"))
-    exp = now_exp
 
-    # 2. every decoder recorded
-    for name, rec in sorted(side["outcomes"].items()):
-        if name == ref_name:
-            continue
-        d = _resolve(rec.get("spec") or name)  # a plug-in is loaded by its spec
-        if isinstance(d, str):
-            out.append(Verdict(name, "skip", f"{name} is not available here: {d}"))
-            continue
-        now = d.decode(data)
-        if d.own:
-            why = check_outcome(now, exp if d.policy == policy else
-                                expectation(data, d.profile, d.policy))
-            out.append(Verdict(name, "fail" if why else "pass",
-                               f"own decoder {name} disagrees with the reference: {why}"
-                               if why else ""))
-            continue
-        try:
-            recorded = Outcome.from_json(rec["outcome"])
-        except (KeyError, TypeError, ValueError) as e:
-            out.append(Verdict(name, "fail", f"recorded outcome of {name} is unreadable: {e}"))
-            continue
-        v_then, v_now = _versions(rec.get("versions")), _versions(d.versions())
-        changed = {k for k in set(v_then) | set(v_now) if v_then.get(k) != v_now.get(k)}
-        vtext = "; ".join(f"{k}: {v_then.get(k, '-')} -> {v_now.get(k, '-')}"
-                          for k in sorted(changed))
-        diff = _differs(recorded, now)
-        if diff is None:
-            notes = ([f"{name}: version changed ({vtext}); the recorded behaviour still holds"]
-                     if changed else [])
-            out.append(Verdict(name, "pass", notes=notes))
-            continue
-        agrees = check_outcome(now, exp) is None
-        msg = (f"behaviour of {name} changed on input {data.hex(' ').upper() or '(empty)'}: "
-               f"{diff}. " + (f"Versions changed ({vtext}). " if changed else
-                              "Same library versions as recorded, so its adapter changed. ")
-               + ("It now agrees with the reference: "
-                  + ("fixed upstream? " if changed else "")
-                  + "remove or re-record the entry."
-                  if agrees else "It still disagrees with the reference, differently."))
-        out.append(Verdict(name, "fail", msg))
+def _claim(entry: Entry) -> tuple[str, str, str]:
+    """The entry's reference name, profile and policy (``ref:<profile>:<policy>``,
+    which loading checked)."""
+    ref = str(entry.sidecar["reference"])
+    _, profile, policy = ref.split(":")
+    return ref, profile, policy
 
-    # 3. the caller's own decoders
+
+def checks(entry: Entry, extra: Sequence[Decoder] = ()) -> list[str]:
+    """The decoders ``entry`` checks, by name, each once: its reference, every decoder
+    it recorded, then each of ``extra`` claiming the entry's profile that it did not
+    record (judged at that decoder's own policy)."""
+    ref = _claim(entry)[0]
+    names = [ref, *sorted(str(n) for n in entry.sidecar["outcomes"] if n != ref)]
     for d in extra:
-        if (d.profile, d.policy) != (profile, policy):
-            continue
-        why = check_outcome(d.decode(data), exp)
-        out.append(Verdict(d.name, "fail" if why else "pass",
-                           f"{d.name} does not meet the expectation: {why}" if why else ""))
-    return out
+        if d.profile == entry.sidecar.get("profile") and d.name not in names:
+            names.append(d.name)
+    return names
+
+
+def _decoder(entry: Entry, name: str, extra: Sequence[Decoder]
+             ) -> tuple[Decoder | str, dict[str, Any] | None, bool]:
+    """The decoder ``name`` (or why it is not available), its record in the entry (or
+    None), and whether it is owned (see the module docstring)."""
+    rec = entry.sidecar["outcomes"].get(name)
+    given = next((d for d in extra if d.name == name), None)
+    if given is not None:
+        return given, rec, True
+    if rec is None:
+        return "neither recorded in this entry nor given", None, False
+    d = _resolve(str(rec.get("spec") or name))  # a plug-in is loaded by its spec
+    return d, rec, rec.get("own") is True or (not isinstance(d, str) and d.own)
+
+
+def check(entry: Entry, name: str, extra: Sequence[Decoder] = ()) -> Verdict:
+    """Judge decoder ``name`` (one of :func:`checks`) on ``entry``; ``extra`` are the
+    caller's own decoders."""
+    data = entry.data
+    ref, profile, policy = _claim(entry)
+    try:
+        exp = expectation(data, profile, policy)
+    except ValueError as e:
+        return Verdict(name, "fail", f"reference {ref} unavailable: {e}")
+    if name == ref:
+        if entry.sidecar.get("expectation") not in (None, exp):
+            return Verdict(ref, "fail",
+                           "the reference's expectation for this input changed since it was "
+                           "recorded (a spec transcription changed): re-record the entry")
+        return Verdict(ref, "pass")
+    d, rec, owned = _decoder(entry, name, extra)
+    if isinstance(d, str):
+        return Verdict(name, "skip", f"{name} is not available here: {d}")
+    if owned:
+        if d.policy != policy:
+            exp = expectation(data, d.profile, d.policy)
+        return _check_owned(entry, d, rec, exp)
+    if rec is None:  # unreachable: _decoder gives a reason for an unrecorded stranger
+        return Verdict(name, "skip", f"{name} is not recorded in this entry")
+    return _check_external(entry, d, rec, exp)
+
+
+def _fixed_marks(entry: Entry) -> Mapping[str, Any] | str:
+    marks = entry.sidecar.get("fixed", {})
+    if not isinstance(marks, dict):
+        return f"'fixed' in {entry.path.name} is not an object: re-run utf8fuzz corpus refresh"
+    return marks
+
+
+def _was_open(entry: Entry, name: str, rec: dict[str, Any] | None,
+              exp: dict[str, Any]) -> bool:
+    """Did ``name`` diverge from ``exp`` when the entry was recorded?"""
+    if rec is None:
+        return False
+    try:
+        return check_outcome(Outcome.from_json(rec["outcome"]), exp) is not None
+    except (KeyError, TypeError, ValueError):  # no readable record: the signature says
+        return name in entry.sidecar.get("decoders", ())
+
+
+def _check_owned(entry: Entry, d: Decoder, rec: dict[str, Any] | None,
+                 exp: dict[str, Any]) -> Verdict:
+    name, sig = d.name, entry.signature
+    marks = _fixed_marks(entry)
+    if isinstance(marks, str):  # unreadable: a regression must not pass as open
+        return Verdict(name, "fail", marks)
+    why = check_outcome(d.decode(entry.data), exp)
+    mark = marks.get(name)
+    was_open = mark is None and _was_open(entry, name, rec, exp)
+    if why is None:
+        if was_open:
+            return Verdict(name, "fixed",
+                           f"{name} now meets the expectation of open finding {sig}: "
+                           "utf8fuzz corpus refresh records it as fixed")
+        return Verdict(name, "pass")
+    on = f"on input {_hex(entry.data)}: {why}"
+    if mark is not None:
+        when = mark.get("at", "?") if isinstance(mark, dict) else mark
+        return Verdict(name, "fail", f"regressed: {name} was recorded fixed ({when}) for "
+                                     f"{sig} and diverges again {on}")
+    if was_open:
+        return Verdict(name, "open", f"open finding {sig}: {name} diverges {on}")
+    if rec is not None:
+        return Verdict(name, "fail", f"regressed: {name} met the expectation of {sig} when "
+                                     f"it was recorded and now diverges {on}")
+    return Verdict(name, "fail", f"{name} does not meet the expectation of {sig} {on}")
+
+
+def _check_external(entry: Entry, d: Decoder, rec: dict[str, Any],
+                    exp: dict[str, Any]) -> Verdict:
+    name, data = d.name, entry.data
+    try:
+        recorded = Outcome.from_json(rec["outcome"])
+    except (KeyError, TypeError, ValueError) as e:
+        return Verdict(name, "fail", f"recorded outcome of {name} is unreadable: {e}")
+    now = d.decode(data)
+    v_then, v_now = _versions(rec.get("versions")), _versions(d.versions())
+    changed = {k for k in set(v_then) | set(v_now) if v_then.get(k) != v_now.get(k)}
+    vtext = "; ".join(f"{k}: {v_then.get(k, '-')} -> {v_now.get(k, '-')}"
+                      for k in sorted(changed))
+    diff = _differs(recorded, now)
+    if diff is None:
+        notes = ([f"{name}: version changed ({vtext}); the recorded behaviour still holds"]
+                 if changed else [])
+        return Verdict(name, "pass", notes=notes)
+    agrees = check_outcome(now, exp) is None
+    msg = (f"behaviour of {name} changed on input {_hex(data)}: "
+           f"{diff}. " + (f"Versions changed ({vtext}). " if changed else
+                          "Same library versions as recorded, so its adapter changed. ")
+           + ("It now agrees with the reference: "
+              + ("fixed upstream? " if changed else "")
+              + "remove or re-record the entry."
+              if agrees else "It still disagrees with the reference, differently."))
+    return Verdict(name, "fail", msg)
+
+
+def replay_entry(entry: Entry, extra: Sequence[Decoder] = ()) -> list[Verdict]:
+    """Every check of ``entry``: :func:`check` for each of :func:`checks`."""
+    return [check(entry, n, extra) for n in checks(entry, extra)]
+
+
+# -- recording fixes --------------------------------------------------------------------
+
+
+def refresh(corpus: Path, extra: Sequence[Decoder] = (), *, dry_run: bool = False
+            ) -> list[tuple[Entry, list[str]]]:
+    """Record in each sidecar, under ``"fixed"``, every owned decoder whose verdict is
+    ``fixed`` (it meets the expectation of its open finding now): the date, its
+    versions and the environment's. ``extra`` are the caller's own decoders.
+
+    Each sidecar is rewritten atomically with every other key kept; one that a fuzz
+    worker replaced meanwhile (a shorter input) is left alone. Returns the entries
+    changed (with ``dry_run``: that would change; nothing is written) and the
+    decoders recorded in each. Corrupt entries are skipped (``corpus check`` names
+    them)."""
+    changed: list[tuple[Entry, list[str]]] = []
+    for e in load(corpus)[0]:
+        fixed: dict[str, Any] = {}
+        for name in checks(e, extra)[1:]:
+            d, _, owned = _decoder(e, name, extra)
+            if owned and not isinstance(d, str) and check(e, name, extra).status == "fixed":
+                fixed[name] = {"at": now(), "versions": d.versions(),
+                               "environment": environment_versions()}
+        if fixed and (dry_run or _record_fixed(Path(corpus), e, fixed)):
+            changed.append((e, sorted(fixed)))
+    return changed
+
+
+def _record_fixed(corpus: Path, entry: Entry, fixed: dict[str, Any]) -> bool:
+    with locked(corpus):  # the lock corpus.save holds: no fuzz worker writes meanwhile
+        try:
+            side = read_sidecar(entry.path)
+        except CorpusError:
+            return False
+        if side.get("input") != entry.sidecar.get("input"):
+            return False
+        marks = side.get("fixed")
+        side["fixed"] = {**(marks if isinstance(marks, dict) else {}), **fixed}
+        atomic_write(entry.path, (json.dumps(side, indent=2, sort_keys=True) + "\n").encode())
+    return True
+
+
+def _protected(entry: Entry) -> bool:
+    """Is ``entry`` a regression test of someone's own decoder, which pruning must
+    keep even when its signature no longer reproduces (that is what a fix does)? Yes
+    when it records a fix, or one of the decoders its signature names is owned: this
+    project's, recorded ``own``, or a plug-in loaded by its spec (``--decoder
+    module:attr``: prune cannot tell whose code that is, and keeping an entry costs a
+    file where removing one loses a regression test)."""
+    if entry.sidecar.get("fixed"):
+        return True
+    for name in entry.sidecar["decoders"]:
+        rec = entry.sidecar["outcomes"].get(name) or {}
+        if rec.get("own") is True or rec.get("spec"):
+            return True
+        d = _resolve(str(name))
+        if not isinstance(d, str) and d.own:
+            return True
+    return False
 
 
 # -- pruning ----------------------------------------------------------------------------
@@ -182,18 +337,31 @@ def reproduces(entry: Entry) -> bool | None:
 def prune(corpus: Path, *, dry_run: bool = False) -> list[Entry]:
     """Remove the entries whose signature the current engine no longer gives.
 
-    Signatures are names: when the engine learns to name a divergence better, or a
-    decoder's bug is fixed at the same version, an entry can stand under a name
-    nothing produces any more, a duplicate of the entry under the better name. An
-    input file is removed with the last sidecar that refers to it."""
+    Signatures are names: when the engine learns to name a divergence better, or an
+    external decoder's bug is fixed at the same version, an entry can stand under a
+    name nothing produces any more, a duplicate of the entry under the better name.
+    A regression test of an owned decoder (:func:`_protected`) is never removed. An
+    input file is removed with the last sidecar, good or bad, that names it. Only
+    good entries are judged (a bad sidecar is never removed), and what is removed is
+    a sidecar in ``entries/`` and a file in ``inputs/`` (:func:`corpus.input_path`):
+    nothing outside the corpus. The removal holds the writers' lock, so a concurrent
+    ``save`` cannot lose its input; an entry rewritten since it was judged is kept."""
+    import posixpath
+
+    from utf8fuzz.engine import corpus as corpus_mod
+
+    corpus = Path(corpus)
     entries, _ = load(corpus)
-    stale = [e for e in entries if reproduces(e) is False]
-    if dry_run:
+    stale = [e for e in entries if not _protected(e) and reproduces(e) is False]
+    if dry_run or not stale:
         return stale
-    keep = {e.sidecar.get("file") for e in entries if e not in stale}
-    for e in stale:
-        e.path.unlink(missing_ok=True)
-        f = e.sidecar.get("file")
-        if f and f not in keep:
-            (corpus / str(f)).unlink(missing_ok=True)
-    return stale
+    with corpus_mod.locked(corpus):
+        current = {e.path: e for e in load(corpus)[0]}
+        removed = [e for e in stale if current.get(e.path) == e]
+        keep = corpus_mod.named_inputs(corpus, besides=frozenset(e.path for e in removed))
+        for e in removed:
+            e.path.unlink(missing_ok=True)
+            f = e.sidecar["file"]
+            if posixpath.normpath(f) not in keep:
+                corpus_mod.input_path(corpus, f).unlink(missing_ok=True)
+    return removed

@@ -61,6 +61,7 @@ FEATURES: tuple[str, ...] = (
     "corrected-offset-<offset>",
     "empty",
     "<ExceptionType>",
+    "oom",
     "timeout",
 )
 
@@ -186,8 +187,10 @@ def feature_of(data: bytes, tok: Token | None, profile: Profile) -> str:
 
 def failure_feature(outcome: Outcome) -> str:
     """For a crash: the exception type (``IndexError``, ``signal-11``), as ClusterFuzz
-    names crashes by type; for a timeout: ``timeout``. Not the input's bytes: one
-    crash bug reached through many inputs must get one signature."""
+    names crashes by type, or ``oom`` for a worker that ran out of memory (its detail
+    begins ``oom:``, :mod:`utf8fuzz.decoders._subprocess`); for a timeout:
+    ``timeout``. Not the input's bytes: one crash bug reached through many inputs
+    must get one signature."""
     if outcome.status == "timeout":
         return "timeout"
     return _crash_name((outcome.detail or "").split(":", 1)[0])

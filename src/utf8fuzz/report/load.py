@@ -7,22 +7,27 @@ naming its path and why it was refused. Unknown keys are kept (``extra``) and
 ignored, since later formats only add keys. Half-written files
 (``.<name>.<pid>.<n>.tmp``) do not end in ``.json`` and are not read.
 
-Checks made here, so that every later stage may trust an Entry: the JSON parses
-to an object; ``input`` is hex (or, if absent, the input file named by ``file``
-exists); the ``sha256`` (when present) matches the input; ``profile`` is known;
-every recorded outcome parses with :meth:`Outcome.from_json` and has the input's
-length. An input file that is missing or disagrees with the sidecar's ``input``
-is a warning on the entry: the sidecar is what was judged.
+Checks made here, so that every later stage may trust an Entry: the sidecar
+passes the engine's reader (:func:`utf8fuzz.engine.corpus.read_sidecar`: a regular
+file of bounded size, JSON of bounded depth, an object whose keys have the types
+of the format); ``file``, when given, names a file in the corpus's ``inputs/``
+(:func:`~utf8fuzz.engine.corpus.input_path`); ``input`` is hex (or, if absent,
+that input file is readable); the ``sha256`` (when present) matches the input;
+``profile`` is known; every recorded outcome parses with
+:meth:`Outcome.from_json` and has the input's length. An input file that is
+missing or disagrees with the sidecar's ``input`` is a warning on the entry: the
+sidecar is what was judged.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from utf8fuzz import safe
+from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.outcome import Outcome
 from utf8fuzz.profiles import REGISTRY
 
@@ -100,15 +105,15 @@ def load_corpus(root: Path) -> Corpus:
     if not root.is_dir():
         return Corpus(root, [], [], exists=False)
     entries: list[Entry] = []
-    corrupt: list[Corrupt] = []
-    edir = root / "entries"
-    paths = sorted(edir.glob("*.json")) if edir.is_dir() else []
+    paths, outside = corpus_mod.sidecar_files(root)
+    corrupt = [Corrupt(x.path, x.message) for x in outside]
     for p in paths:
         try:
             entries.append(load_entry(p))
         except EntryError as e:
             corrupt.append(Corrupt(p, str(e)))
     entries.sort(key=lambda e: (e.signature, str(e.path)))
+    corrupt.sort(key=lambda c: c.path)
     return Corpus(root, entries, corrupt)
 
 
@@ -129,42 +134,42 @@ def _req(d: dict[str, Any], key: str, typ: type[_T]) -> _T:
 
 
 def load_entry(path: Path) -> Entry:
+    """One sidecar, read and shape-checked by the engine's reader
+    (:func:`utf8fuzz.engine.corpus.read_sidecar`: size, depth, types) with its
+    ``file`` confined to the corpus's ``inputs/``; :class:`EntryError` says why not."""
     try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise EntryError(f"cannot read: {e.strerror or e}") from None
-    try:
-        d = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise EntryError(f"not valid JSON: {e}") from None
-    if not isinstance(d, dict):
-        raise EntryError("not a JSON object")
-    fmt = d.get("format", 1)
-    if not isinstance(fmt, int) or fmt < 1:
-        raise EntryError(f"unknown format {fmt!r}")
+        d = corpus_mod.read_sidecar(path)
+    except corpus_mod.CorpusError as e:
+        raise EntryError(str(e)) from None
     warnings: list[str] = []
     # The input file is ``inputs/<sha-id>.bin`` relative to the corpus root, named by
     # the sidecar's "file" key (docs/corpus.md); the sidecar's hex "input" is what
     # was judged, the file is a cross-check.
-    bin_data: bytes | None = None
+    root = path.parent.parent
     file_key = d.get("file")
-    bin_path: Path | None = None
-    if isinstance(file_key, str) and file_key and not Path(file_key).is_absolute() \
-            and ".." not in Path(file_key).parts:
-        bin_path = path.parent.parent / file_key
-    if bin_path is not None and bin_path.is_file():
-        bin_data = bin_path.read_bytes()
-    if "input" in d:
-        hx = _req(d, "input", str)
+    bin_data: bytes | None = None
+    unreadable = ""
+    if file_key is not None:
         try:
-            data = bytes.fromhex(hx)
+            bin_path = corpus_mod.input_path(root, file_key)  # confined, or refused
+        except corpus_mod.CorpusError as e:
+            raise EntryError(str(e)) from None
+        try:
+            bin_data = corpus_mod.read_regular(bin_path, corpus_mod.MAX_INPUT_BYTES)
+        except corpus_mod.CorpusError as e:
+            unreadable = str(e)
+    shown = safe.text(file_key, 200)
+    if "input" in d:
+        try:
+            data = bytes.fromhex(d["input"])
         except ValueError:
             raise EntryError("'input' is not hex") from None
         if bin_data is not None and bin_data != data:
-            warnings.append(f"{file_key} differs from the sidecar's input; "
+            warnings.append(f"{shown} differs from the sidecar's input; "
                             "the sidecar's input is reported")
-        elif bin_path is not None and bin_data is None:
-            warnings.append(f"{file_key} is missing; the sidecar's input is reported")
+        elif file_key is not None and bin_data is None:
+            warnings.append(f"{shown} is missing or unreadable ({unreadable}); "
+                            "the sidecar's input is reported")
     elif bin_data is not None:
         data = bin_data
     else:
@@ -175,21 +180,19 @@ def load_entry(path: Path) -> Entry:
     signature = _req(d, "signature", str)
     profile = _req(d, "profile", str)
     if profile not in REGISTRY:
-        raise EntryError(f"unknown profile {profile!r}")
+        raise EntryError(f"unknown profile {corpus_mod.quoted(profile, 200)}")
     outcomes = _req(d, "outcomes", dict)
+    try:
+        parsed = corpus_mod.outcomes_of(d, len(data))
+    except corpus_mod.CorpusError as e:
+        raise EntryError(str(e)) from None
     records: dict[str, Record] = {}
     for name, rec in sorted(outcomes.items()):
-        if not isinstance(rec, dict) or not isinstance(rec.get("outcome"), dict):
-            raise EntryError(f"outcome of {name!r} is not an object")
-        try:
-            out = Outcome.from_json(rec["outcome"])
-        except (KeyError, TypeError, ValueError, IndexError) as e:
-            raise EntryError(f"outcome of {name!r} does not parse: {e}") from None
-        if out.length != len(data):
-            raise EntryError(f"outcome of {name!r} has length {out.length}, input {len(data)}")
+        out = parsed[name]
         rprof = rec.get("profile", profile)
         if rprof not in REGISTRY:
-            raise EntryError(f"decoder {name!r} claims unknown profile {rprof!r}")
+            raise EntryError(f"decoder {corpus_mod.quoted(name, 80)} claims unknown profile "
+                             f"{corpus_mod.quoted(rprof, 200)}")
         shows = rec.get("shows")
         records[name] = Record(
             name=str(name),
