@@ -25,8 +25,10 @@ import random
 import statistics
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+
+from utf8fuzz.outcome import Outcome
 
 SIZES = {"64KiB": 64 * 1024, "1MiB": 1024 * 1024}
 
@@ -225,3 +227,48 @@ def machine() -> dict[str, object]:
         pass
     return {"cpu": model, "cores": os.cpu_count(), "python": platform.python_version(),
             "platform": platform.platform()}
+
+
+#: The batch sizes of :func:`exec_run`: one input per exchange (``run``), the fuzz
+#: loop's round, and a bulk batch.
+EXEC_BATCHES = (1, 32, 1024)
+EXEC_INPUT_SIZE = 64
+
+
+def exec_inputs(count: int, size: int = EXEC_INPUT_SIZE) -> list[bytes]:
+    """``count`` inputs of ``size`` bytes: windows of the ``invalid10`` class (the
+    mix with one byte in ten ill-formed where it lands), at successive offsets of
+    one buffer, so most hold a few errors, as fuzz inputs do."""
+    data = make_input("invalid10", SIZES["64KiB"])
+    if count + size > len(data):
+        data = make_input("invalid10", SIZES["1MiB"])
+    if count + size > len(data):
+        raise ValueError(f"at most {len(data) - size} inputs")
+    return [data[i : i + size] for i in range(count)]
+
+
+def exec_run(decode_many: Callable[[Sequence[bytes]], list[Outcome]], inputs: int = 5000,
+             runs: int = 5, batches: tuple[int, ...] = EXEC_BATCHES) -> dict[str, object]:
+    """Inputs per second through an exec client's ``decode_many`` (docs/protocol.md;
+    ``utf8fuzz bench --exec`` loads the client): ``inputs`` 64-byte inputs
+    (:func:`exec_inputs`) in batches of each size, ``runs`` times. The figure is the
+    median of the runs in wall-clock time (the work is split between two
+    processes), with the harness's own CPU time per input beside it. The first
+    pass, untimed, warms the client up and counts the inputs it did not decode."""
+    data = exec_inputs(inputs)
+    failed = sum(not o.ok for o in decode_many(data))
+    rows: list[dict[str, object]] = []
+    for b in batches:
+        rates, cpu = [], []
+        for _ in range(runs):
+            t0, c0 = time.perf_counter(), time.process_time()
+            for i in range(0, len(data), b):
+                decode_many(data[i : i + b])
+            rates.append(len(data) / (time.perf_counter() - t0))
+            cpu.append((time.process_time() - c0) / len(data) * 1e6)
+        # the harness's own CPU per input: steadier than wall clock on a busy machine
+        rows.append({"batch": b, "inputs_per_s": round(statistics.median(rates)),
+                     "harness_cpu_us": round(statistics.median(cpu), 1)})
+    return {"inputs": len(data), "size": EXEC_INPUT_SIZE,
+            "input": "64-byte windows of the invalid10 class (64 KiB, seed 2024)",
+            "failed": failed, "runs": runs, "rows": rows, "machine": machine()}

@@ -1,0 +1,130 @@
+// A utf8fuzz exec client in Go: the standard library's unicode/utf8, speaking
+// the protocol of docs/protocol.md on stdin/stdout.
+//
+//	go build -o utf8_client_go examples/exec/go/main.go
+//	utf8fuzz diff --decoder exec:./utf8_client_go "61 F1 80 80 E1 80 C2 62"
+//
+// utf8.DecodeRune returns (RuneError, 1) for every byte it cannot decode, so Go
+// cuts errors one byte at a time where Unicode's maximal subparts may be longer
+// (E1 80 followed by 41 is one error for the reference, two for Go): a divergence
+// for the fuzzer to report, not a bug of this client. An input that ends inside
+// a sequence (utf8.FullRune is false) is one truncated error to the end.
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+	"os"
+	"unicode/utf8"
+)
+
+const (
+	modeStrict  = 1
+	modeReplace = 2
+	decoded     = 0
+	rejected    = 1
+	failed      = 2
+	illegal     = 1
+	truncated   = 2
+)
+
+type decodeError struct{ start, end, reason uint32 }
+
+func put32(out []byte, v uint32) []byte {
+	return binary.LittleEndian.AppendUint32(out, v)
+}
+
+// decode gives the code points (U+FFFD for each error) and the errors of data.
+func decode(data []byte, strict bool) ([]uint32, []decodeError) {
+	var cps []uint32
+	var errs []decodeError
+	for i := 0; i < len(data); {
+		if !utf8.FullRune(data[i:]) {
+			errs = append(errs, decodeError{uint32(i), uint32(len(data)), truncated})
+			cps = append(cps, utf8.RuneError)
+			break
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			errs = append(errs, decodeError{uint32(i), uint32(i + 1), illegal})
+			if strict {
+				break
+			}
+		}
+		cps = append(cps, uint32(r))
+		i += size
+	}
+	return cps, errs
+}
+
+func reply(id uint32, mode byte, data []byte) []byte {
+	out := put32(make([]byte, 0, 13+16*len(data)), id)
+	if mode != modeStrict && mode != modeReplace {
+		return append(append(out, failed), "unknown mode"...)
+	}
+	cps, errs := decode(data, mode == modeStrict)
+	if mode == modeStrict && len(errs) > 0 {
+		out = append(out, rejected)
+		out = put32(out, errs[0].start)
+		out = put32(out, errs[0].end)
+		return put32(out, errs[0].reason)
+	}
+	out = append(out, decoded)
+	out = put32(out, uint32(len(cps)))
+	out = put32(out, uint32(len(errs)))
+	for _, c := range cps {
+		out = put32(out, c)
+	}
+	for _, e := range errs {
+		out = put32(put32(put32(out, e.start), e.end), e.reason)
+	}
+	return out
+}
+
+func frame(w *bufio.Writer, payload []byte) error {
+	var head [4]byte
+	binary.LittleEndian.PutUint32(head[:], uint32(len(payload)))
+	if _, err := w.Write(head[:]); err != nil {
+		return err
+	}
+	_, err := w.Write(payload)
+	return err
+}
+
+func main() {
+	in := bufio.NewReaderSize(os.Stdin, 1<<16)
+	out := bufio.NewWriterSize(os.Stdout, 1<<16)
+	name := "go-unicode-utf8"
+	hello := []byte("U8FZ")
+	hello = binary.LittleEndian.AppendUint16(hello, 1)     // protocol version
+	hello = binary.LittleEndian.AppendUint16(hello, 1|2|4) // strict, replace, reasons
+	hello = binary.LittleEndian.AppendUint16(hello, uint16(len(name)))
+	hello = append(append(hello, name...), "examples/exec/go/main.go"...)
+	if frame(out, hello) != nil || out.Flush() != nil {
+		return
+	}
+	var head [4]byte
+	for {
+		if _, err := io.ReadFull(in, head[:]); err != nil {
+			return // end of requests
+		}
+		n := binary.LittleEndian.Uint32(head[:])
+		if n < 5 {
+			os.Stderr.WriteString("utf8_client_go: a request shorter than its id and mode\n")
+			os.Exit(2)
+		}
+		req := make([]byte, n)
+		if _, err := io.ReadFull(in, req); err != nil {
+			return
+		}
+		if frame(out, reply(binary.LittleEndian.Uint32(req), req[4], req[5:])) != nil {
+			return
+		}
+		// answer before blocking on the next read: the harness pipelines, and a
+		// reply held back while waiting for input would stall both sides
+		if in.Buffered() == 0 && out.Flush() != nil {
+			return
+		}
+	}
+}

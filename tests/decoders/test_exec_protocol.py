@@ -1,0 +1,333 @@
+"""Decoders in any language: ``exec:'CMD'`` and the protocol of docs/protocol.md.
+
+The example clients (examples/exec/) are built with the real toolchains and must
+agree with ref:unicode:maximal-subpart on the boundary inputs and a seeded batch
+of near-UTF-8 inputs: every expectation is the reference's outcome. Misbehaving
+clients (tests/decoders/exec_clients/) exit, hang and write garbage; each failure
+is one outcome, and the process is restarted for the next input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.decoders.decoder_inputs import BOUNDARY, EXAMPLE
+from utf8fuzz import bench
+from utf8fuzz.decoders import UnknownDecoder, resolve
+from utf8fuzz.decoders import exec as exec_adapter
+from utf8fuzz.decoders.reference import reference
+from utf8fuzz.engine import screening
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "exec"
+MISBEHAVING = Path(__file__).with_name("exec_clients") / "misbehaving.py"
+REF = reference("unicode")
+#: Bytes that meet every row of Table 3-7 and its edges.
+NEAR = (0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
+        0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFE, 0xFF)
+GCC = shutil.which("gcc")
+RUSTC = shutil.which("rustc") or next(
+    (str(p) for p in [Path.home() / ".cargo" / "bin" / "rustc"] if p.exists()), None)
+JAVAC, JAVA = shutil.which("javac"), shutil.which("java")
+NODE = shutil.which("node")
+GO = shutil.which("go")
+#: The JVM reserves more address space than a worker's default limit allows.
+JAVA_FLAGS = "-Xmx64m -XX:ReservedCodeCacheSize=64m -XX:CompressedClassSpaceSize=64m"
+
+
+def inputs() -> list[bytes]:
+    """The boundary inputs, Unicode's example, and 1,500 seeded short inputs of
+    bytes near Table 3-7's edges (the same every run)."""
+    rng = random.Random(2026)
+    near = [bytes(rng.choice(NEAR) for _ in range(rng.randrange(12))) for _ in range(1500)]
+    return [bytes.fromhex(h) for h in BOUNDARY.values()] + [EXAMPLE, *near]
+
+
+def disagreements(spec: str, data: list[bytes]) -> dict[str, list[str]]:
+    """For each decoder of ``spec``: the inputs (hex) where a view it shows differs
+    from the reference's, or where it did not decode; every decoder is closed."""
+    decs = resolve(spec)
+    try:
+        out: dict[str, list[str]] = {}
+        for d in decs:
+            got = screening.decode_many(d, data)
+            out[d.name] = [x.hex(" ") for x, o in zip(data, got, strict=True)
+                           if not o.ok or any(o.view(v) != REF.decode(x).view(v)
+                                              for v in o.shows)]
+        return out
+    finally:
+        for d in decs:
+            d.close()
+
+
+def quote(*argv: str | Path) -> str:
+    return shlex.join(str(a) for a in argv)
+
+
+@pytest.fixture(scope="module")
+def c_client(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if GCC is None:
+        pytest.skip("gcc is not on PATH")
+    exe = tmp_path_factory.mktemp("c") / "utf8_client"
+    subprocess.run([GCC, "-std=c11", "-O2", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
+                    "-o", str(exe), str(EXAMPLES / "c" / "utf8_client.c")], check=True)
+    return exe
+
+
+def misbehaving(*options: str, flags: str = "") -> str:
+    return "exec:" + quote(sys.executable, MISBEHAVING, *options) + flags
+
+
+# -- the example clients agree with the reference ------------------------------------
+
+
+def test_c_client_agrees_with_the_reference(c_client: Path) -> None:
+    got = disagreements("exec:" + quote(c_client), inputs())
+    assert set(got) == {"exec:c-maximal-subpart:strict", "exec:c-maximal-subpart:replace"}
+    assert got == {name: [] for name in got}
+
+
+def test_c_client_through_utf8fuzz_diff(c_client: Path) -> None:
+    r = subprocess.run([sys.executable, "-m", "utf8fuzz", "diff", "--json", "--decoder",
+                        "exec:" + quote(c_client), "--decoder", "ref:unicode:maximal-subpart",
+                        EXAMPLE.hex()], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)["decoders"]
+    ref = out.pop("ref:unicode:maximal-subpart")
+    assert set(out) == {"exec:c-maximal-subpart:strict", "exec:c-maximal-subpart:replace"}
+    for name, o in out.items():
+        assert o["status"] == "ok"
+        assert (o["first_error"], o["reason"]) == (ref["first_error"], ref["reason"]), name
+    assert out["exec:c-maximal-subpart:replace"]["replace"] == ref["replace"]
+
+
+def test_c_client_meets_the_committed_corpus_through_the_pytest_plugin(
+        c_client: Path, tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus", corpus, ignore=shutil.ignore_patterns("work"))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        f"--utf8fuzz-corpus={corpus}", "--utf8fuzz-decoder=exec:"
+                        + quote(c_client), str(corpus), "-k", "exec"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    last = r.stdout.strip().splitlines()[-1]
+    # each entry of the unicode profile is an expectation a conforming decoder meets
+    assert r.returncode == 0 and " passed" in last and "failed" not in last, r.stdout[-2000:]
+
+
+def test_utf8fuzz_fuzz_finds_and_saves_an_exec_clients_divergence(tmp_path: Path) -> None:
+    # corpus/seeds hold ED A0 80, which this client accepts: the seeds are fuzzed first
+    spec = misbehaving("--surrogatepass")
+    r = subprocess.run([sys.executable, "-m", "utf8fuzz", "fuzz", "--decoder", spec,
+                        "--time", "10", "--jobs", "1", "--corpus", str(tmp_path / "c"),
+                        "--no-report", "--json"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 1, r.stderr[-2000:]
+    new = json.loads(r.stdout)["new"]
+    assert any(n["signature"] == "unicode/accepts-ill-formed/surrogate/exec:misbehaving:strict"
+               for n in new), new
+    entry = json.loads(next((tmp_path / "c" / "entries").glob("*.json")).read_text())
+    # the entry loads the decoder again by its spec, that one mode alone
+    assert entry["outcomes"]["exec:misbehaving:strict"]["spec"] == spec + "+mode=strict"
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not on PATH")
+def test_js_client_agrees_with_the_reference() -> None:
+    got = disagreements("exec:" + quote(NODE or "node", EXAMPLES / "js" / "client.js"),
+                        inputs())
+    assert set(got) == {"exec:node-textdecoder:strict", "exec:node-textdecoder:replace"}
+    assert got == {name: [] for name in got}
+
+
+@pytest.mark.skipif(RUSTC is None, reason="rustc is not on PATH or in ~/.cargo/bin")
+def test_rust_client_agrees_with_the_reference(tmp_path: Path) -> None:
+    exe = tmp_path / "utf8_client_rs"
+    subprocess.run([RUSTC or "rustc", "--edition", "2021", "-O", "-o", str(exe),
+                    str(EXAMPLES / "rust" / "main.rs")], check=True, cwd=tmp_path)
+    got = disagreements("exec:" + quote(exe), inputs())
+    assert set(got) == {"exec:rust-std:strict", "exec:rust-std:replace"}
+    assert got == {name: [] for name in got}
+
+
+@pytest.mark.skipif(JAVAC is None or JAVA is None, reason="javac or java is not on PATH")
+def test_java_client_agrees_with_the_reference_but_on_encoded_surrogates(
+        tmp_path: Path) -> None:
+    subprocess.run([JAVAC or "javac", "-d", str(tmp_path), str(EXAMPLES / "java" /
+                                                              "Client.java")], check=True)
+    spec = "exec:" + quote(JAVA or "java", *JAVA_FLAGS.split(), "-cp", tmp_path, "Client")
+    data = inputs()
+    got = disagreements(spec, data)
+    assert set(got) == {"exec:java-charsetdecoder:strict", "exec:java-charsetdecoder:replace"}
+    # The JDK's decoder takes an encoded surrogate (ED A0..BF, then a byte) as one
+    # malformed sequence where Unicode's maximal subparts are one byte each: every
+    # disagreement is such an input, and each such input is one.
+    surrogate = re.compile(r"ed [ab][0-9a-f]")
+    for name, where in got.items():
+        assert where, name
+        assert all(surrogate.search(x) for x in where), (name, where)
+    assert "ed a0 80" in got["exec:java-charsetdecoder:strict"]
+
+
+@pytest.mark.skipif(GO is None, reason="go is not on PATH (the Go example is untested here)")
+def test_go_client_cuts_errors_per_byte(tmp_path: Path) -> None:
+    exe = tmp_path / "utf8_client_go"
+    subprocess.run([GO or "go", "build", "-o", str(exe), str(EXAMPLES / "go" / "main.go")],
+                   check=True, cwd=tmp_path)
+    decs = resolve("exec:" + quote(exe))
+    try:
+        for d in decs:
+            for x in inputs():
+                o, ref = d.decode(x), REF.decode(x)
+                # utf8.DecodeRune: the first error starts where the reference's does
+                assert o.ok and (o.view("strict") is None) == (ref.view("strict") is None)
+    finally:
+        for d in decs:
+            d.close()
+
+
+# -- the worked example of docs/protocol.md is what the C client says ----------------
+
+
+def test_the_worked_example_of_the_docs(c_client: Path) -> None:
+    doc = (ROOT / "docs" / "protocol.md").read_text()
+    section = doc.split("## A worked example", 1)[1]
+    request, reply = (bytes.fromhex(" ".join(re.findall(r"^([0-9A-F ]+?)(?:  .*)?$",
+                                                          block, re.MULTILINE)))
+                      for block in re.findall(r"```text\n(.*?)```", section, re.DOTALL)[:2])
+    p = subprocess.run([str(c_client)], input=request, capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    hello_len = struct.unpack_from("<I", p.stdout)[0]
+    assert p.stdout[4 + hello_len :] == reply
+
+
+# -- failures are outcomes, and the next input decodes ----------------------------------
+
+
+def test_a_client_that_exits_mid_stream_is_a_crash_and_is_restarted() -> None:
+    (dec,) = resolve(misbehaving())
+    try:
+        assert isinstance(dec, exec_adapter.ExecDecoder)
+        outs = dec.decode_many([b"a\xc3", b"exit", b"b", b"\xff"])
+        assert [o.status for o in outs] == ["ok", "crash", "ok", "ok"]
+        assert "exited with status 3: misbehaving: asked to exit" in (outs[1].detail or "")
+        assert [outs[0].view("strict"), outs[3].view("strict")] == [
+            REF.decode(b"a\xc3").view("strict"), REF.decode(b"\xff").view("strict")]
+        # killed, started again, the request sent alone (it fails again), started again
+        assert dec.proc.worker.restarts == 2
+        assert dec.run(b"exit").status == "crash" and dec.run(b"z").ok
+    finally:
+        dec.close()
+
+
+def test_a_client_that_hangs_is_a_timeout_and_is_restarted() -> None:
+    (dec,) = resolve(misbehaving(flags="+timeout=0.5"))
+    try:
+        outs = dec.decode_many([b"a", b"hang", b"\xe0\x80"])
+        assert [o.status for o in outs] == ["ok", "timeout", "ok"]
+        assert "no reply within 0.5 s" in (outs[1].detail or "")
+        assert outs[2].view("strict") == REF.decode(b"\xe0\x80").view("strict")
+    finally:
+        dec.close()
+
+
+@pytest.mark.parametrize("word,why", [
+    ("noise", "a frame of 4294967295 bytes"),
+    ("badid", "expected"),
+    ("badlen", "bytes for 5 code points and 0 errors"),
+    ("badspan", "inside the input"),
+])
+def test_a_garbage_reply_is_a_crash_and_the_client_is_restarted(word: str, why: str) -> None:
+    (dec,) = resolve(misbehaving())
+    try:
+        assert isinstance(dec, exec_adapter.ExecDecoder)
+        bad = word.encode() + b"\xc3"
+        outs = dec.decode_many([b"x", bad, b"y\xed\xa0\x80"])
+        assert [o.status for o in outs] == ["ok", "crash", "ok"]
+        detail = outs[1].detail or ""
+        assert detail.startswith("garbage reply from exec:") and why in detail, detail
+        assert detail.isascii() and detail.isprintable()
+        assert outs[2].view("strict") == REF.decode(b"y\xed\xa0\x80").view("strict")
+        # killed, started again, and the bad request sent alone to the new process
+        assert dec.proc.worker.restarts == 2
+    finally:
+        dec.close()
+
+
+# -- specs ----------------------------------------------------------------------------------
+
+
+def test_spec_grammar() -> None:
+    s = exec_adapter.parse_spec("exec:'./my client' -q 'a b'@corrected+timeout=2+mode=strict")
+    assert (s.argv, s.profile, s.timeout, s.mode) == (
+        ("./my client", "-q", "a b"), "corrected", 2.0, "strict")
+    s = exec_adapter.parse_spec("exec:node client.js+memory=0")
+    assert (s.argv, s.profile, s.memory_mib) == (("node", "client.js"), None, 0)
+    # quoted, an @ or + of the command's own is the command's
+    assert exec_adapter.parse_spec("exec:'./a+b' 'x@y'").argv == ("./a+b", "x@y")
+
+
+@pytest.mark.parametrize("spec,match", [
+    ("exec:", "expected exec:'COMMAND ARGS'"),
+    ("exec:'unbalanced", "bad command"),
+    ("exec:./x@nosuchprofile", "nosuchprofile"),
+    ("exec:./x+bogus", "bad decoder option"),
+    ("exec:./x+timeout=0", "bad timeout"),
+    ("exec:./x+mode=lenient", "bad decoder option"),
+    ("exec:/no/such/client", "cannot start"),
+])
+def test_bad_specs_say_why(spec: str, match: str) -> None:
+    with pytest.raises(UnknownDecoder, match=match):
+        resolve(spec)
+
+
+def test_a_client_with_a_bad_hello_is_refused_when_loaded() -> None:
+    with pytest.raises(UnknownDecoder, match="protocol version 9"):
+        resolve(misbehaving("--bad-hello"))
+    with pytest.raises(UnknownDecoder, match="offers strict mode, not replace"):
+        resolve(misbehaving(flags="+mode=replace"))
+
+
+def test_the_claimed_profile_and_each_decoders_own_spec(c_client: Path) -> None:
+    decs = resolve("exec:" + quote(c_client) + "@unicode")
+    try:
+        assert [(d.name, d.profile) for d in decs] == [
+            ("exec:c-maximal-subpart:strict@unicode", "unicode"),
+            ("exec:c-maximal-subpart:replace@unicode", "unicode")]
+        # a corpus entry records one decoder: its spec loads that one alone
+        for d in decs:
+            (again,) = resolve(d.spec or "")
+            assert again.name == d.name
+            again.close()
+    finally:
+        for d in decs:
+            d.close()
+
+
+def test_utf8fuzz_bench_exec_runs_through_the_protocol(c_client: Path) -> None:
+    r = subprocess.run([sys.executable, "-m", "utf8fuzz", "bench", "--exec", quote(c_client),
+                        "--inputs", "200", "--runs", "1", "--json"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    assert got["decoder"] == "exec:c-maximal-subpart:replace" and got["failed"] == 0
+    assert [row["batch"] for row in got["rows"]] == list(bench.EXEC_BATCHES)
+    assert got["inputs"] == 200 and got["size"] == 64
+
+
+def test_an_exec_decoder_is_out_of_process() -> None:
+    (dec,) = resolve(misbehaving())
+    try:
+        assert screening.is_out_of_process(dec)
+        assert os.path.basename(sys.executable) in dec.versions()["exec"]
+    finally:
+        dec.close()
