@@ -1,8 +1,10 @@
 """``utf8fuzz diff`` as a user runs it: a subprocess of the installed command."""
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -54,3 +56,30 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None
     assert p.returncode == 2
     assert message in p.stderr
     assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_a_decoder_named_alone_is_judged_beside_its_reference() -> None:
+    # the planted decoder reads C0 80 as U+0000; Unicode's Table 3-7 has no C0 lead
+    root = str(Path(__file__).resolve().parents[2])
+    spec = "tests.engine.planted:PLANTED_C080+inprocess"
+    env = {**os.environ, "PYTHONPATH": root}
+
+    def diff(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "utf8fuzz", "diff", "C0 80",
+                               "--decoder", spec, *args], capture_output=True, text=True,
+                              timeout=60, env=env)
+
+    obj = json.loads(diff("--json").stdout)
+    assert sorted(obj["decoders"]) == ["planted:accepts-c080", "ref:unicode:maximal-subpart"]
+    (x,) = obj["divergences"]
+    assert x["signature"] == "unicode/accepts-ill-formed/non-shortest-form/planted:accepts-c080"
+    assert x["reference"] == "ref:unicode:maximal-subpart" and x["offset"] == 0
+    text = diff().stdout
+    assert "ref:unicode:maximal-subpart" in text and "verdict" in text
+    assert "accepts-ill-formed/non-shortest-form" in text.replace("\n", "")
+
+
+def test_a_conforming_decoder_named_alone_agrees() -> None:
+    p = run("diff", "C0 80", "--decoder", "cpython:replace", "--json")
+    obj = json.loads(p.stdout)
+    assert "ref:unicode:maximal-subpart" in obj["decoders"] and obj["divergences"] == []

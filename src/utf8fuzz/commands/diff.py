@@ -32,6 +32,7 @@ from utf8fuzz.commands._common import (
     select_decoders,
 )
 from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.engine.result import Divergence
 from utf8fuzz.outcome import (
     REPLACEMENT,
     TEXT_VIEWS,
@@ -86,20 +87,74 @@ def decoder_json(d: Decoder, out: Outcome) -> dict[str, Any]:
     return obj
 
 
+def with_references(decs: list[Decoder]) -> list[Decoder]:
+    """``decs`` with, in front, the reference of each profile and policy they claim
+    that is not among them: a decoder named alone is still shown beside what its
+    spec says."""
+    from utf8fuzz.decoders.reference import Reference, reference
+
+    have = {(d.profile, d.policy) for d in decs if isinstance(d, Reference)}
+    refs: list[Decoder] = []
+    for d in decs:
+        key = (d.profile, d.policy)
+        if key in have:
+            continue
+        have.add(key)
+        try:
+            refs.append(reference(*key))
+        except (KeyError, ValueError):  # a profile or policy with no reference here
+            continue
+    return [*refs, *decs]
+
+
+def verdict_json(div: Divergence) -> dict[str, Any]:
+    """One divergence of ``diff --json``: who differs from which reference, how."""
+    return {"signature": str(div.signature), "class": div.signature.klass,
+            "feature": div.signature.feature, "decoders": list(div.decoders),
+            "reference": div.reference, "offset": div.offset, "view": div.view,
+            "detail": div.detail}
+
+
 def run(args: argparse.Namespace) -> int:
+    from utf8fuzz.engine.differ import Differ
+
     data = read_input(args)
     if len(data) > SUMMARY_ABOVE:
         return run_large(args, data)
-    decs = select_decoders(args)
-    results = [(d, d.decode(data)) for d in decs]
+    decs = with_references(select_decoders(args))
+    # One full comparison gives every outcome and the verdict on each decoder.
+    result = Differ(decs).run(data, full=True)
+    outcomes = result.outcomes
+    results = [(d, outcomes[d.name] if d.name in outcomes else d.decode(data)) for d in decs]
+    divergences = result.divergences
     if args.json:
         print(json.dumps(
-            {"input": data.hex(), "decoders": {d.name: decoder_json(d, o) for d, o in results}},
+            {"input": data.hex(), "decoders": {d.name: decoder_json(d, o) for d, o in results},
+             "divergences": [verdict_json(x) for x in divergences]},
             indent=2, sort_keys=True, ensure_ascii=True,  # names, crash messages: hostile
         ))
         return 0
     _print_text(data, results)
+    _print_verdict(divergences, [d for d in decs if not d.name.startswith("ref:")])
     return 0
+
+
+def _print_verdict(divergences: list[Divergence], judged: list[Decoder]) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(highlight=False)
+    if not divergences:
+        if judged:
+            console.print(Text("verdict: every decoder agrees with its reference "
+                               "(ref:<profile>:<policy>)"))
+        return
+    console.print(Text("verdict (each against the reference of the profile and policy "
+                       "it claims):"))
+    for x in divergences:
+        console.print(Text(safe.text(
+            f"  {x.signature}: {x.view} view at offset {x.offset} differs from "
+            f"{x.reference}: {x.detail}", None)))
 
 
 def _token_text(out: Outcome) -> str:
