@@ -14,13 +14,13 @@ import os
 import random
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.peak_rss import measured, peak_kib
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.expect import expectation, format_text, summary_text, write_json
 from utf8fuzz.policies import POLICIES
@@ -52,26 +52,18 @@ INPUTS = {
 
 
 def run_measured(args: list[str], tmp_path: Path) -> tuple[int, int, str]:
-    """Run ``utf8fuzz ARGS``: exit status, peak RSS in KiB (``os.wait4``: that child's
-    own), and the first 64 KiB of what it printed."""
-    out = tmp_path / "stdout"
+    """Run ``utf8fuzz ARGS``: exit status, peak RSS in KiB (that command's own:
+    :mod:`tests.peak_rss`), and the first 64 KiB of what it printed."""
+    out, peak = tmp_path / "stdout", tmp_path / "peak"
     with open(out, "wb") as f:
-        p = subprocess.Popen([sys.executable, "-m", "utf8fuzz", *args], stdout=f,
-                             stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-        if pid:
-            p.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-            break
-        if time.monotonic() > deadline:
-            p.kill()
-            p.wait()
+        try:
+            p = subprocess.run(measured([sys.executable, "-m", "utf8fuzz", *args], peak),
+                               stdout=f, stderr=subprocess.DEVNULL, timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
             pytest.fail(f"utf8fuzz {' '.join(args[:2])} took over {TIMEOUT:g} s")
-        time.sleep(0.05)
     with open(out, "rb") as f:
         head = f.read(1 << 16).decode("utf-8", "replace")
-    return p.returncode, usage.ru_maxrss, head
+    return p.returncode, peak_kib(peak), head
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.decoders.worker_limit_fixtures import LAST_WORDS
+from tests.peak_rss import measured, peak_kib
 from utf8fuzz.decoders import UnknownDecoder, plugin
 from utf8fuzz.decoders._subprocess import Worker
 
@@ -36,19 +38,23 @@ MEMORY_ENV = "UTF8FUZZ_WORKER_MEMORY"
 def harness(body: str, *, env: dict[str, str] | None = None,
             timeout: float = 120) -> dict[str, object]:
     """Run ``body`` in a fresh interpreter under OUTER_LIMIT; it prints one JSON
-    object last, which is returned (with its peak RSS in KiB as ``maxrss``)."""
+    object last, which is returned (with the interpreter's own peak RSS in KiB as
+    ``maxrss``, :mod:`tests.peak_rss`)."""
     script = textwrap.dedent(f"""
         import json, resource, sys
         resource.setrlimit(resource.RLIMIT_AS, ({OUTER_LIMIT}, {OUTER_LIMIT}))
         from utf8fuzz.decoders import plugin
         def done(**kw):
-            kw["maxrss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             print(json.dumps(kw), flush=True)
     """) + textwrap.dedent(body)
-    p = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                       text=True, timeout=timeout, env={**os.environ, **(env or {})})
-    assert p.returncode == 0, p.stderr[-2000:]
-    result: dict[str, object] = json.loads(p.stdout.strip().splitlines()[-1])
+    with tempfile.TemporaryDirectory() as tmp:
+        peak = Path(tmp) / "peak"
+        p = subprocess.run(measured([sys.executable, "-c", script], peak), cwd=ROOT,
+                           capture_output=True, text=True, timeout=timeout,
+                           env={**os.environ, **(env or {})})
+        assert p.returncode == 0, p.stderr[-2000:]
+        result: dict[str, object] = json.loads(p.stdout.strip().splitlines()[-1])
+        result["maxrss"] = peak_kib(peak)
     return result
 
 
