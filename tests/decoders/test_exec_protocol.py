@@ -234,7 +234,7 @@ def test_a_client_that_hangs_is_a_timeout_and_is_restarted() -> None:
     try:
         outs = dec.decode_many([b"a", b"hang", b"\xe0\x80"])
         assert [o.status for o in outs] == ["ok", "timeout", "ok"]
-        assert "no reply within 0.5 s" in (outs[1].detail or "")
+        assert "no answer within 0.5 s" in (outs[1].detail or "")
         assert outs[2].view("strict") == REF.decode(b"\xe0\x80").view("strict")
     finally:
         dec.close()

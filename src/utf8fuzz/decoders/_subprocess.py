@@ -291,20 +291,27 @@ class Worker:
                             sel.unregister(efd)
                             self.proc.stderr.close()
                         continue
-                    chunk = os.read(rfd, 1 << 20)
+                    try:
+                        chunk = os.read(rfd, 1 << 20)
+                    except BlockingIOError:
+                        continue
                     if not chunk:
                         answers.append(self._death())
                         return answers
                     self._buf += chunk
                     before = len(answers)
-                    self._take(answers)
+                    if self._take(answers, payloads):
+                        return answers
                     if len(answers) > before:
                         deadline = time.monotonic() + timeout
         finally:
             sel.close()
         return answers
 
-    def _take(self, answers: list[bytes | Failure]) -> None:
+    def _take(self, answers: list[bytes | Failure], payloads: Sequence[bytes]) -> bool:
+        """Move the whole frames of the buffer to ``answers`` (``payloads``: the
+        requests they answer); True ends the exchange, the last answer a Failure
+        (a subclass that checks frames: a garbage one)."""
         buf = self._buf
         pos = 0
         while len(buf) - pos >= 4:
@@ -314,6 +321,7 @@ class Worker:
             answers.append(bytes(buf[pos + 4 : pos + 4 + n]))
             pos += 4 + n
         del buf[:pos]
+        return False
 
     def _drain_stderr(self, most: int) -> bool:
         """Read what the worker's stderr holds now, up to ``most`` bytes, keeping

@@ -45,11 +45,9 @@ from __future__ import annotations
 import operator
 import os
 import re
-import selectors
 import shlex
 import struct
 import sys
-import time
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -59,7 +57,6 @@ from utf8fuzz.decoders._subprocess import (
     Failure,
     Worker,
     WorkerUnavailable,
-    frame,
     memory_limit_mib,
 )
 from utf8fuzz.decoders.base import Decoder
@@ -305,64 +302,9 @@ class ExecWorker(Worker):
             raise WorkerUnavailable("its hello changed on restart")
         self.hello = hello
 
-    def _exchange(
-        self, payloads: Sequence[bytes], *, want: int, timeout: float
-    ) -> list[bytes | Failure]:
-        # Worker._exchange's loop, with _take replaced by checked frames.
-        assert self.proc and self.proc.stdin and self.proc.stdout and self.proc.stderr
-        wfd, rfd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
-        # a client may close its stderr and go on: then there is none to drain
-        efd = -1 if self.proc.stderr.closed else self.proc.stderr.fileno()
-        pending = memoryview(b"".join(frame(p) for p in payloads))
-        answers: list[bytes | Failure] = []
-        sel = selectors.DefaultSelector()
-        sel.register(rfd, selectors.EVENT_READ)
-        if efd >= 0:
-            sel.register(efd, selectors.EVENT_READ)
-        if pending:
-            sel.register(wfd, selectors.EVENT_WRITE)
-        deadline = time.monotonic() + timeout
-        try:
-            while len(answers) < want:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    answers.append(Failure("timeout", f"no reply within {timeout:g} s"))
-                    return answers
-                for key, _ in sel.select(left):
-                    if key.fd == wfd:
-                        try:
-                            n = os.write(wfd, pending[:1 << 16])
-                        except (BrokenPipeError, ConnectionResetError):
-                            n, pending = 0, memoryview(b"")
-                        pending = pending[n:]
-                        if not pending:
-                            sel.unregister(wfd)
-                        continue
-                    if key.fd == efd:
-                        if not self._drain_stderr(1 << 20):
-                            sel.unregister(efd)
-                            self.proc.stderr.close()
-                        continue
-                    try:
-                        chunk = os.read(rfd, 1 << 20)
-                    except BlockingIOError:
-                        continue
-                    if not chunk:
-                        answers.append(self._death())
-                        return answers
-                    self._buf += chunk
-                    before = len(answers)
-                    if self._take_checked(answers, payloads):
-                        return answers
-                    if len(answers) > before:
-                        deadline = time.monotonic() + timeout
-        finally:
-            sel.close()
-        return answers
-
-    def _take_checked(self, answers: list[bytes | Failure], payloads: Sequence[bytes]) -> bool:
-        """Move the whole frames of the buffer to ``answers``, checked; True when
-        one was garbage (a Failure is then the last answer)."""
+    def _take(self, answers: list[bytes | Failure], payloads: Sequence[bytes]) -> bool:
+        """Worker._take, each frame checked; True when one was garbage (a Failure is
+        then the last answer)."""
         buf, pos = self._buf, 0
         most = len(payloads) or 1  # no requests: the one frame wanted is the hello
         try:
