@@ -255,8 +255,6 @@ def _ended(code: int | None) -> str:
 def seeds(corpus: Path) -> list[bytes]:
     """The files of ``seeds/`` and ``inputs/``. One over ``corpus.MAX_INPUT_BYTES``, or
     not readable, is skipped with a note on stderr, never read whole."""
-    from utf8fuzz import safe
-
     out = []
     for d in (Path(corpus) / "seeds", corpus_mod.inputs_dir(corpus)):
         for p in sorted(d.iterdir()) if d.is_dir() else []:
