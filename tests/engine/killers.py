@@ -45,3 +45,10 @@ def hangs_on_fe(data: bytes) -> str:
     if b"\xfe" in data:
         threading.Event().wait()
     return data.decode("utf-8")
+
+
+def segfaults_on_fe_aborts_on_ff(data: bytes) -> str:
+    """Two crash bugs in one decoder: SIGSEGV on FE, SIGABRT on FF."""
+    if b"\xff" in data:
+        os.abort()
+    return segfaults_on_fe(data)

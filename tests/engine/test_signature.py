@@ -47,3 +47,36 @@ def test_signature_round_trip_and_id_is_stable():
     assert Signature.parse(str(s)) == s
     assert s.id == Signature.parse(str(s)).id and len(s.id) == 16
     assert "crash" in CLASSES
+
+
+def test_crash_features_name_the_kind_of_crash_not_the_decoder() -> None:
+    def feature(detail: str) -> str:
+        return failure_feature(Outcome.failure(3, "crash", detail))
+
+    # a worker's or exec client's end, as decoders/_subprocess.py and exec.py word it
+    assert feature("plugin:m:f worker killed by SIGSEGV: last line") == "SIGSEGV"
+    assert feature("plugin:m:f worker killed by signal 77") == "signal-77"
+    assert feature("exec:client exited with status 3: usage") == "exit-3"
+    assert feature("plugin:m:f worker closed its output") == "closed-output"
+    assert feature("garbage reply from exec:client: id 4, expected 3") == "garbage-reply"
+    assert feature("exec:client:strict failed: bad state") == "failed"
+    assert feature("oom: plugin:m:f worker ran out of memory") == "oom"
+    # an in-process decoder re-run in a fork (engine/recover.py)
+    assert feature("SIGABRT: the decoder's process was killed by signal 6") == "SIGABRT"
+    assert feature("exit-3: the decoder's process exited with status 3") == "exit-3"
+    # an exception's message cannot pose as a death
+    assert feature("RuntimeError: killed by SIGSEGV") == "RuntimeError"
+    assert feature("KeyError: 'exited with status 1'") == "KeyError"
+
+
+def test_a_segfault_and_an_abort_in_one_isolated_plugin_are_two_signatures() -> None:
+    from utf8fuzz.decoders.plugin import load
+    from utf8fuzz.engine.differ import Differ
+
+    dec = load("tests.engine.killers:segfaults_on_fe_aborts_on_ff+timeout=5")
+    try:
+        differ = Differ([dec])
+        sigs = {str(s) for data in (b"A\xfe", b"A\xff") for s in differ.signatures(data)}
+    finally:
+        dec.close()
+    assert {s.split("/")[2] for s in sigs} == {"SIGSEGV", "SIGABRT"}

@@ -186,19 +186,51 @@ def feature_of(data: bytes, tok: Token | None, profile: Profile) -> str:
 
 
 def failure_feature(outcome: Outcome) -> str:
-    """For a crash: the exception type (``IndexError``, ``signal-11``), as ClusterFuzz
-    names crashes by type, or ``oom`` for a worker that ran out of memory (its detail
-    begins ``oom:``, :mod:`utf8fuzz.decoders._subprocess`); for a timeout:
-    ``timeout``. Not the input's bytes: one crash bug reached through many inputs
-    must get one signature."""
+    """For a crash, what kind of crash, as ClusterFuzz names crashes by type: the
+    exception type (``IndexError``); for a process that died, its signal
+    (``SIGSEGV``) or exit status (``exit-3``), the same names whether it was an
+    in-process decoder re-run in a fork (:mod:`.recover`) or a worker or ``exec:``
+    client (:mod:`utf8fuzz.decoders._subprocess`); ``oom`` for one that ran out of
+    memory, ``garbage-reply`` for a client whose reply broke the protocol,
+    ``failed`` for one that said it failed. For a timeout: ``timeout``. Not the
+    input's bytes: one crash bug reached through many inputs must get one
+    signature; and not the decoder's name: a segfault and an abort in one decoder
+    are two bugs."""
     if outcome.status == "timeout":
         return "timeout"
-    return _crash_name((outcome.detail or "").split(":", 1)[0])
+    return _crash_name(outcome.detail or "")
+
+
+#: How a worker's or exec client's end reads (decoders/_subprocess.py, exec.py):
+#: its name (no spaces, not ending in ":", which an exception's type does) and
+#: what happened, anchored at the start, so that no stderr text or exception
+#: message after it can name a crash.
+_DEATH = re.compile(r"(?:oom: )?[^\s:]\S*[^\s:](?: worker)? (?:killed by (?:(SIG[A-Z0-9]+)"
+                    r"|signal (\d+))|exited with status (\d+)|(closed its output)|(failed: )"
+                    r"|(cannot run: ))|(garbage (?:reply|hello) from )")
+#: What :mod:`.recover` puts first for an in-process decoder's death.
+_FORKED = re.compile(r"(SIG[A-Z0-9]+|signal-\d+|exit-\d+): ")
 
 
 @lru_cache(maxsize=1 << 10)
-def _crash_name(head: str) -> str:
-    """A crash's exception type as a feature (cached: a decoder that crashes on
-    most fuzz inputs is named on each of them, by a few types)."""
+def _crash_name(detail: str) -> str:
+    """A crash's kind from its detail (cached: a decoder that crashes on most fuzz
+    inputs is named on each of them, by a few kinds)."""
+    if detail.startswith("oom:"):
+        return "oom"
+    m = _FORKED.match(detail)
+    if m is not None:
+        return m[1]
+    m = _DEATH.match(detail)
+    if m is not None:
+        sig, signum, status, closed, failed, _cannot, garbage = m.groups()
+        if sig or signum:
+            return sig or f"signal-{signum}"
+        if status:
+            return f"exit-{status}"
+        if garbage:
+            return "garbage-reply"
+        return "closed-output" if closed else "failed" if failed else "cannot-start"
+    head = detail.split(":", 1)[0]
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", head.strip()).strip("-")[:60]
     return name or "crash"
