@@ -23,11 +23,15 @@ test: setup
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py $(wildcard src/utf8fuzz/*.h src/utf8fuzz/fast/*.c src/utf8fuzz/fast/*.h src/utf8fuzz/decoders/*.c src/utf8fuzz/decoders/*.h src/utf8fuzz/profiles/*.c src/utf8fuzz/profiles/*.h src/utf8fuzz/engine/*.c) scripts/system-deps.sh
+# The Go, Java and Rust peers' sources (and their builder): an edit rebuilds them.
+PEER_SOURCES := $(wildcard src/utf8fuzz/decoders/peers/*.py src/utf8fuzz/decoders/peers/go/*.go src/utf8fuzz/decoders/peers/java/*.java src/utf8fuzz/decoders/peers/rust/*.rs)
+
+$(STAMP): pyproject.toml setup.py $(wildcard src/utf8fuzz/*.h src/utf8fuzz/fast/*.c src/utf8fuzz/fast/*.h src/utf8fuzz/decoders/*.c src/utf8fuzz/decoders/*.h src/utf8fuzz/profiles/*.c src/utf8fuzz/profiles/*.h src/utf8fuzz/engine/*.c) $(PEER_SOURCES) scripts/system-deps.sh
 	bash scripts/system-deps.sh
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip "setuptools>=77" wheel  # asan-test builds with the venv's setuptools
 	$(PY) -m pip install -q -e '.[test,peers,fuzz]'
+	$(PY) -m utf8fuzz.decoders.peers.build  # each peer whose toolchain is here, into the venv
 	touch $(STAMP)
 
 lint: setup

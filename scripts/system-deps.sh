@@ -11,7 +11,15 @@ want=(
   # test-only: SIMDe emulates AVX-512 intrinsics so the avx512 kernel's validation
   # runs (under ASan) on CPUs without AVX-512 (tests/fast/test_avx512_emulated.py)
   "libsimde-dev:/usr/include/simde/x86/avx512.h"
+  # the real peers' toolchains (src/utf8fuzz/decoders/peers, built by make setup)
+  "golang-go:go"
+  "default-jdk-headless:javac"
 )
+# rustc from Debian only when there is none, neither on PATH nor from rustup
+# (~/.cargo/bin, which the peers' builder also looks in)
+if ! command -v rustc >/dev/null 2>&1 && [ ! -x "${HOME:-/nonexistent}/.cargo/bin/rustc" ]; then
+  want+=("rustc:rustc")
+fi
 [ "${UTF8FUZZ_WITH_CLANG:-0}" = 1 ] && want+=("clang:clang")
 [ "${UTF8FUZZ_WITH_CHROMIUM:-0}" = 1 ] && want+=("chromium:chromium")
 

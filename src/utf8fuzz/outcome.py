@@ -15,6 +15,8 @@ view both sides have. The views, from the most to the least detailed:
 ``spans``     every error's ``(start, end)``
 ``strict``    the first error's ``(start, end)``, or None when the input is valid
 ``reason``    the first error's reason: ``illegal``, ``truncated`` or ``reserved``
+``accept``    True when the input is well-formed, False when it is not: all a
+              validator (``bytes -> bool``) says
 ``replace``   output code points with U+FFFD for each error
 ``ignore``    output code points with errors skipped
 ``escape``    output code points with each ill-formed byte as U+DC80+byte
@@ -43,14 +45,15 @@ TokenKind = Literal["char", "error", "reserved"]
 Reason = Literal["illegal", "truncated"]
 Status = Literal["ok", "crash", "timeout"]
 #: The names of the views (see the module docstring).
-ViewName = Literal["tokens", "spans", "strict", "reason", "replace", "ignore", "escape"]
+ViewName = Literal["tokens", "spans", "strict", "reason", "accept", "replace", "ignore",
+                   "escape"]
 TextViewName = Literal["replace", "ignore", "escape"]
 
 REPLACEMENT = 0xFFFD
 
 #: Every view name, most detailed first.
 VIEWS: tuple[ViewName, ...] = (
-    "tokens", "spans", "strict", "reason", "replace", "ignore", "escape")
+    "tokens", "spans", "strict", "reason", "accept", "replace", "ignore", "escape")
 _ALL_VIEWS: frozenset[str] = frozenset(VIEWS)
 #: The views that are text (code points): a partial outcome may hold them as a ``str``.
 TEXT_VIEWS: frozenset[str] = frozenset({"replace", "ignore", "escape"})
@@ -86,9 +89,10 @@ class Token(NamedTuple):
 
 #: A view's value, as :meth:`Outcome.view` gives it: ``tokens`` a tuple of Tokens,
 #: ``spans`` a tuple of Spans, ``strict`` a Span or None, ``reason`` a str or None,
-#: the text views a tuple of code points. A partial outcome may also hold a text
+#: ``accept`` a bool, the text views a tuple of code points. A partial outcome may also hold a text
 #: view as the ``str`` of its code points (``view`` gives the tuple).
-View: TypeAlias = tuple[Token, ...] | tuple[Span, ...] | Span | tuple[int, ...] | str | None
+View: TypeAlias = (tuple[Token, ...] | tuple[Span, ...] | Span | tuple[int, ...] | str | bool
+                  | None)
 
 
 _KINDS: tuple[TokenKind, ...] = ("char", "error", "reserved")
@@ -190,6 +194,10 @@ class Outcome:
                 norm[name] = tuple((s, e) if type(s) is int else (int(s), int(e)) for s, e in v)
             elif name == "strict":
                 norm[name] = None if v is None else (int(v[0]), int(v[1]))
+            elif name == "accept":
+                if type(v) is not bool:
+                    raise TypeError(f"the accept view is True or False, not {v!r}")
+                norm[name] = v
             else:
                 norm[name] = v
         return cls._make(length, "ok", None, norm, None, dict(provenance or {}), None)
@@ -238,6 +246,8 @@ class Outcome:
     @overload
     def view(self, name: Literal["reason"]) -> str | None: ...
     @overload
+    def view(self, name: Literal["accept"]) -> bool: ...
+    @overload
     def view(self, name: TextViewName) -> tuple[int, ...]: ...
     @overload
     def view(self, name: str) -> View: ...
@@ -262,6 +272,8 @@ class Outcome:
             return tuple((t.start, t.end) for t in errors)
         if name == "strict":
             return (errors[0].start, errors[0].end) if errors else None
+        if name == "accept":
+            return not errors
         if name == "reason":
             if not errors:
                 return None

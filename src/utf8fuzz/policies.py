@@ -17,13 +17,23 @@ A profile says which sequences are well-formed; it does not say how many errors
     decoder stress test counts: ``E0 80 80`` (an overlong) is one error.
 ``per-byte``
     One error per ill-formed byte, as Go's ``utf8.DecodeRune`` counts.
+``per-run``
+    One error per maximal run of ill-formed bytes: the errors per-byte cutting
+    makes, merged while adjacent. This transcribes Go's ``strings.ToValidUTF8``,
+    which "returns a copy of the string s with each run of invalid UTF-8 byte
+    sequences replaced by the replacement string" (one U+FFFD for the whole run).
+    ``E0 80 80`` and ``80 BF C0`` are one error each; ``80 41 80`` is two (``A``
+    ends the run), and so is ``80 E2 82 AC 80`` (a well-formed ``€`` ends it).
+    A reserved unit is never part of a run: it stays its own token, and the
+    bytes either side of it are two runs.
 
-All three agree on well-formed input, and all three start a new attempt right
-after an error. They share one walk over the profile's DFA
-(:mod:`utf8fuzz.profiles.table`): at position ``i`` the walk reports the end of
-the longest well-formed sequence starting at ``i`` (if any) and how far the bytes
-stay a prefix of one. Only what happens when there is no well-formed sequence
-differs, which is the definition of a policy.
+All four agree on well-formed input, and all four start a new attempt right
+after an error (per-run then merges attempts that fail next to each other). They
+share one walk over the profile's DFA (:mod:`utf8fuzz.profiles.table`): at
+position ``i`` the walk reports the end of the longest well-formed sequence
+starting at ``i`` (if any) and how far the bytes stay a prefix of one. Only what
+happens when there is no well-formed sequence differs, which is the definition of
+a policy.
 
 Reserved units (Corrected UTF-8's FE/FF) are decided before any policy: a
 reserved lead and every following byte up to the next recognized lead byte form
@@ -32,7 +42,9 @@ one ``reserved`` token.
 An error's reason is ``truncated`` when everything from its start to the end of
 the input is a proper prefix of a well-formed sequence - it is an error only
 because the input ended - and ``illegal`` otherwise. So ``E1 80`` at the end is
-truncated, and ``E0 80`` at the end is illegal (no byte could complete it).
+truncated, and ``E0 80`` at the end is illegal (no byte could complete it). A
+per-run error is one error, so the rule reads from the start of the run:
+``F0 90 80`` at the end is one truncated run, ``80 E1 80`` one illegal run.
 """
 
 from __future__ import annotations
@@ -40,7 +52,7 @@ from __future__ import annotations
 from utf8fuzz.outcome import Reason, Token
 from utf8fuzz.profiles.table import DEAD, Profile, structural_length
 
-POLICIES: tuple[str, ...] = ("maximal-subpart", "per-sequence", "per-byte")
+POLICIES: tuple[str, ...] = ("maximal-subpart", "per-sequence", "per-byte", "per-run")
 
 
 def decode_tokens(data: bytes, profile: Profile, policy: str = "maximal-subpart") -> list[Token]:
@@ -94,6 +106,10 @@ def decode_tokens(data: bytes, profile: Profile, policy: str = "maximal-subpart"
             end = max(j, i + 1)
         elif policy == "per-byte":
             end = i + 1
+        elif policy == "per-run":
+            end = i + 1
+            if out and out[-1].kind == "error" and out[-1].end == i:
+                i = out.pop().start  # the run goes on: one error from its start
         else:  # per-sequence
             end = i + 1
             want = structural_length(b)

@@ -63,8 +63,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--utf8fuzz-corpus", action="append", default=[], metavar="DIR",
                 help="replay every entry of this utf8fuzz corpus (repeatable)")
     g.addoption("--utf8fuzz-decoder", action="append", default=[], metavar="SPEC",
-                help="your decoder (name or module:attr[@profile]): held to every "
-                     "entry's expectation, open findings xfail (repeatable)")
+                help="your decoder (a name, module:attr[@claim][+shape] or exec:CMD): held "
+                     "to every entry's expectation, open findings xfail (repeatable)")
 
 
 class ReplayFailure(AssertionError):

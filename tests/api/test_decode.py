@@ -45,4 +45,4 @@ def test_tokens_tile_the_input() -> None:
 
 def test_names() -> None:
     assert set(utf8fuzz.PROFILES) >= {"unicode", "rfc2279", "kuhn", "legacy", "corrected"}
-    assert utf8fuzz.POLICIES == ("maximal-subpart", "per-sequence", "per-byte")
+    assert utf8fuzz.POLICIES == ("maximal-subpart", "per-sequence", "per-byte", "per-run")

@@ -83,3 +83,16 @@ def test_a_conforming_decoder_named_alone_agrees() -> None:
     p = run("diff", "C0 80", "--decoder", "cpython:replace", "--json")
     obj = json.loads(p.stdout)
     assert "ref:unicode:maximal-subpart" in obj["decoders"] and obj["divergences"] == []
+
+
+def test_a_validator_and_an_escaping_decoder_show_their_views() -> None:
+    root = str(Path(__file__).resolve().parents[2])
+    p = subprocess.run(
+        [sys.executable, "-m", "utf8fuzz", "diff", "41 ED A0 80",
+         "--decoder", "tests.engine.planted_shapes:validator_accepts_surrogates+validator",
+         "--decoder", "cpython:surrogateescape"],
+        capture_output=True, text=True, timeout=60, cwd=root)
+    assert p.returncode == 0, p.stderr
+    assert "accept: well-formed" in p.stdout  # the planted bug: it accepts a surrogate
+    assert "escape: U+0041 U+DCED U+DCA0 U+DC80" in p.stdout
+    assert "accepts-ill-formed/surrogate" in p.stdout

@@ -45,6 +45,29 @@ def with_spans(data: bytes) -> tuple[str, list[tuple[int, int]]]:
     return data.decode("utf-8", "plugin-fixtures.spans"), rec.spans
 
 
+def strict_and_replace(data: bytes, errors: str = "strict") -> str:
+    """The codec shape, taking two of the four error modes: the others are
+    rejected with LookupError, as CPython rejects an unknown error handler."""
+    if errors not in ("strict", "replace"):
+        raise LookupError(f"no error handler {errors!r} here\x1b[2J\u202e")
+    return data.decode("utf-8", errors)
+
+
+def takes_no_errors(data: bytes) -> str:
+    """The plain shape: called with an errors argument it raises TypeError."""
+    return data.decode("utf-8")
+
+
+def as_tuple(data: bytes) -> tuple[str, int]:
+    """Returns what a codec's decode function returns: a shape to declare."""
+    return data.decode("utf-8", "replace"), len(data)
+
+
+def says_maybe(data: bytes) -> str:
+    """Not a validator: its answer is a string."""
+    return "maybe"
+
+
 def raises(data: bytes) -> str:
     if data == b"boom":
         raise RuntimeError("the plug-in broke")

@@ -94,7 +94,8 @@ def misbehaving(*options: str, flags: str = "") -> str:
 
 def test_c_client_agrees_with_the_reference(c_client: Path) -> None:
     got = disagreements("exec:" + quote(c_client), inputs())
-    assert set(got) == {"exec:c-maximal-subpart:strict", "exec:c-maximal-subpart:replace"}
+    assert set(got) == {"exec:c-maximal-subpart:strict", "exec:c-maximal-subpart:replace",
+                        "exec:c-maximal-subpart:validate"}
     assert got == {name: [] for name in got}
 
 
@@ -105,6 +106,8 @@ def test_c_client_through_utf8fuzz_diff(c_client: Path) -> None:
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)["decoders"]
     ref = out.pop("ref:unicode:maximal-subpart")
+    validate = out.pop("exec:c-maximal-subpart:validate")
+    assert validate["status"] == "ok"
     assert set(out) == {"exec:c-maximal-subpart:strict", "exec:c-maximal-subpart:replace"}
     for name, o in out.items():
         assert o["status"] == "ok"
@@ -302,7 +305,8 @@ def test_the_claimed_profile_and_each_decoders_own_spec(c_client: Path) -> None:
     try:
         assert [(d.name, d.profile) for d in decs] == [
             ("exec:c-maximal-subpart:strict@unicode", "unicode"),
-            ("exec:c-maximal-subpart:replace@unicode", "unicode")]
+            ("exec:c-maximal-subpart:replace@unicode", "unicode"),
+            ("exec:c-maximal-subpart:validate@unicode", "unicode")]
         # a corpus entry records one decoder: its spec loads that one alone
         for d in decs:
             (again,) = resolve(d.spec or "")
@@ -331,3 +335,190 @@ def test_an_exec_decoder_is_out_of_process() -> None:
         assert os.path.basename(sys.executable) in dec.versions()["exec"]
     finally:
         dec.close()
+
+
+# -- validate mode (hello flag 8) and text-only replies (flag 16) ---------------------
+
+
+def test_validate_mode_shows_only_accept() -> None:
+    (dec,) = resolve(misbehaving("--flags=8"))
+    try:
+        assert dec.name == "exec:misbehaving:validate" and dec.shows == {"accept"}
+        outs = dec.decode_many([b"", b"a\xc3\xa9", b"a\xc3", b"\xed\xa0\x80"])
+        assert [o.view("accept") for o in outs] == [True, True, False, False]
+        assert all(o.shows == {"accept"} for o in outs)
+    finally:
+        dec.close()
+
+
+def test_the_c_client_validates(c_client: Path) -> None:
+    got = disagreements("exec:" + quote(c_client) + "+mode=validate", inputs())
+    assert got == {"exec:c-maximal-subpart:validate": []}
+
+
+@pytest.mark.parametrize("word,why", [
+    ("badvalid", "a validate reply of 17 bytes, not 5"),
+    ("badstat", "unknown status 3 in validate mode"),
+])
+def test_a_garbage_validate_reply_is_a_crash(word: str, why: str) -> None:
+    (dec,) = resolve(misbehaving("--flags=8"))
+    try:
+        assert isinstance(dec, exec_adapter.ExecDecoder)
+        outs = dec.decode_many([b"x", word.encode(), b"\xff"])
+        assert [o.status for o in outs] == ["ok", "crash", "ok"]
+        assert why in (outs[1].detail or ""), outs[1].detail
+        assert outs[2].view("accept") is False
+        assert dec.proc.worker.restarts == 2
+    finally:
+        dec.close()
+
+
+def test_a_text_only_client_shows_only_replace() -> None:
+    (dec,) = resolve(misbehaving("--flags=18"))
+    try:
+        assert dec.name == "exec:misbehaving:replace" and dec.shows == {"replace"}
+        outs = dec.decode_many([b"a\xff", b"ok", b"\xf0\x9f\x98"])
+        assert [o.view("replace") for o in outs] == [
+            REF.decode(x).view("replace") for x in (b"a\xff", b"ok", b"\xf0\x9f\x98")]
+        # it replaced a byte and sent no error record: that is what text only means,
+        # so the outcome says nothing of spans, not "accepted"
+        assert outs[0].shows == {"replace"}
+    finally:
+        dec.close()
+
+
+def test_a_text_only_reply_with_errors_is_garbage() -> None:
+    (dec,) = resolve(misbehaving("--flags=18"))
+    try:
+        outs = dec.decode_many([b"x", b"errors\xff", b"y"])
+        assert [o.status for o in outs] == ["ok", "crash", "ok"]
+        assert "errors in a text-only reply" in (outs[1].detail or "")
+    finally:
+        dec.close()
+
+
+def test_parse_reply_text_only_and_validate_rules() -> None:
+    req = struct.pack("<IB", 7, exec_adapter.MODE_REPLACE) + b"a\xff"
+    with_error = struct.pack("<IBII2IIII", 7, 0, 2, 1, 0x61, 0xFFFD, 1, 2, 1)
+    assert exec_adapter.parse_reply(with_error, req, True)[2] == ((1, 2),)  # type: ignore[index]
+    assert "text-only" in str(exec_adapter.parse_reply(with_error, req, True, True))
+    vreq = struct.pack("<IB", 7, exec_adapter.MODE_VALIDATE) + b"a"
+    assert exec_adapter.parse_reply(struct.pack("<IB", 7, 1), vreq, False)[0] == 1
+    assert "expected 7" in str(exec_adapter.parse_reply(struct.pack("<IB", 8, 0), vreq, False))
+    failed = exec_adapter.parse_reply(struct.pack("<IB", 7, 2) + b"boom", vreq, False)
+    assert failed == (2, (), (), None, "boom")
+
+
+# -- the policy claim -------------------------------------------------------------------
+
+
+def test_spec_grammar_with_a_policy() -> None:
+    s = exec_adapter.parse_spec("exec:./c@corrected/per-byte+timeout=2+mode=validate")
+    assert (s.argv, s.profile, s.policy, s.timeout, s.mode) == (
+        ("./c",), "corrected", "per-byte", 2.0, "validate")
+    assert exec_adapter.parse_spec("exec:./c@unicode").policy is None
+    assert str(exec_adapter.parse_spec("exec:./c@unicode/per-byte").claim) == \
+        "@unicode/per-byte"
+
+
+def test_a_claimed_policy_names_and_judges_the_decoder(c_client: Path) -> None:
+    decs = resolve("exec:" + quote(c_client) + "@unicode/per-byte+mode=strict")
+    try:
+        assert [(d.name, d.profile, d.policy) for d in decs] == [
+            ("exec:c-maximal-subpart:strict@unicode/per-byte", "unicode", "per-byte")]
+    finally:
+        for d in decs:
+            d.close()
+    (d,) = resolve("exec:" + quote(c_client) + "@unicode+mode=validate")
+    assert (d.name, d.policy) == ("exec:c-maximal-subpart:validate@unicode", "maximal-subpart")
+    d.close()
+
+
+@pytest.mark.parametrize("claim,match", [
+    ("@unicode/no-such-policy", "unknown policy 'no-such-policy'"),
+    ("@unicode/", "unknown policy ''"),
+    ("@nosuchprofile/per-byte", "nosuchprofile"),
+])
+def test_a_bad_claim_is_one_line_and_exit_2(claim: str, match: str) -> None:
+    spec = "exec:./never-started" + claim
+    with pytest.raises(UnknownDecoder, match=match):
+        resolve(spec)
+    r = subprocess.run([sys.executable, "-m", "utf8fuzz", "diff", "--decoder", spec, "41"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and match in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+# -- peer(): the built-in peers' way onto the protocol ---------------------------------------
+
+
+def strict_peer(**kw: object) -> exec_adapter.ExecDecoder:
+    args: dict[str, object] = {"name": "test:peer", "mode": "strict", "reasons": True, **kw}
+    d = exec_adapter.peer([sys.executable, str(MISBEHAVING)], **args)  # type: ignore[arg-type]
+    assert isinstance(d, exec_adapter.ExecDecoder)
+    return d
+
+
+def test_a_peer_starts_nothing_until_its_first_input() -> None:
+    d = strict_peer(versions={"peer": "1.0"}, policy="per-byte", profile="corrected")
+    try:
+        assert (d.name, d.profile, d.policy) == ("test:peer", "corrected", "per-byte")
+        assert d.shows == {"strict", "reason"} and d.spec is None
+        assert d.versions() == {"peer": "1.0"} and d.describe()["name"] == "test:peer"
+        assert d.proc.worker.proc is None  # shows, versions, describe: no process
+        out = d.decode(b"a\xff")
+        assert (out.view("strict"), out.view("reason")) == ((1, 2), "illegal")
+        # the hello's JSON free text joins the caller's versions
+        assert set(out.provenance) == {"peer", "python"} and out.provenance["peer"] == "1.0"
+        assert d.proc.worker.proc is not None
+    finally:
+        d.close()
+
+
+@pytest.mark.parametrize("mode,reasons,text_only,shows", [
+    ("strict", False, False, {"strict"}),
+    ("replace", True, False, {"replace", "spans", "strict", "reason"}),
+    ("replace", False, True, {"replace"}),
+    ("validate", False, False, {"accept"}),
+])
+def test_a_peers_views_follow_from_what_it_declares(mode: str, reasons: bool, text_only: bool,
+                                                    shows: set[str]) -> None:
+    d = exec_adapter.peer(["/no/such/program"], name="test:x", mode=mode, reasons=reasons,
+                          text_only=text_only)
+    assert d.shows == shows
+    d.close()
+
+
+@pytest.mark.parametrize("kw,why", [
+    ({"mode": "replace"}, "its hello offers strict mode, not replace"),
+    ({"reasons": False}, "its hello says reasons (flag 4)"),
+    ({"text_only": True}, "its hello does not say text only (flag 16)"),
+])
+def test_a_peer_whose_hello_does_not_match_crashes_every_input(kw: dict[str, object],
+                                                               why: str) -> None:
+    d = strict_peer(**kw)
+    try:
+        for _ in range(2):  # and the refusal stands: it is not started again
+            outs = d.decode_many([b"a", b"\xff"])
+            assert [o.status for o in outs] == ["crash", "crash"]
+            assert all(o.detail == f"test:peer cannot run: {why}" for o in outs), outs[0].detail
+        assert d.proc.worker.restarts == 0 and d.proc.worker.proc is None
+    finally:
+        d.close()
+
+
+def test_a_peer_that_cannot_start_is_a_crash() -> None:
+    d = exec_adapter.peer(["/no/such/program"], name="test:gone", mode="strict")
+    out = d.decode(b"a")
+    assert out.status == "crash" and (out.detail or "").startswith("test:gone cannot run: ")
+    d.close()
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"mode": "lenient"}, "unknown mode"),
+    ({"mode": "strict", "policy": "no-such"}, "unknown policy"),
+    ({"mode": "strict", "profile": "no-such"}, "no-such"),
+])
+def test_peer_refuses_a_bad_declaration(kw: dict[str, object], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        exec_adapter.peer(["x"], name="test:bad", **kw)  # type: ignore[arg-type]

@@ -1,5 +1,5 @@
-"""Node's TextDecoder (fatal and replacement) and Buffer.toString, through one
-persistent node process."""
+"""Node's TextDecoder (fatal and replacement) and Buffer.toString: exec-protocol
+peers (node_client.js through exec.peer), one node process each."""
 
 from __future__ import annotations
 
@@ -12,35 +12,54 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.decoders.decoder_inputs import BOUNDARY, EXAMPLE, EXAMPLE_REPLACE
+from utf8fuzz.decoders import exec as exec_protocol
 from utf8fuzz.decoders import node
 from utf8fuzz.decoders.reference import reference
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not on PATH")
 REF = reference("unicode")
+NAMES = ["node:textdecoder-fatal", "node:textdecoder", "node:buffer"]
 
 
 @pytest.fixture(scope="module")
 def decoders():
-    proc = node.NodeProcess(NODE)
-    ds = {v: node.NodeDecoder(proc, v) for v in node.OPS}
+    ds = {v: node.decoder(NODE or "node", v) for v in node.VARIANTS}
     yield ds
-    proc.close()
+    for d in ds.values():
+        d.close()
 
 
-@pytest.fixture
-def test_proc():
-    """A node worker with the test-only ops (hang, abort) switched on."""
-    proc = node.NodeProcess(NODE, timeout=1.0,
-                            env={**os.environ, "UTF8FUZZ_NODE_TEST_OPS": "1"})
-    yield proc
-    proc.close()
+def with_test_inputs(variant: str = "buffer",
+                     timeout: float = 10.0) -> exec_protocol.ExecDecoder:
+    """A decoder whose node aborts on the input ``\\xff!abt`` and hangs on
+    ``\\xff!hng`` (node_client.js, ``UTF8FUZZ_NODE_TEST_OPS=1``)."""
+    d = node.decoder(NODE or "node", variant, timeout=timeout,
+                     env={**os.environ, "UTF8FUZZ_NODE_TEST_OPS": "1"})
+    assert isinstance(d, exec_protocol.ExecDecoder)
+    return d
+
+
+def test_discovery_starts_nothing_and_keeps_the_names():
+    found = node.discover()
+    try:
+        assert [d.name for d in found] == NAMES
+        assert [sorted(d.shows) for d in found] == [["reason", "strict"], ["replace"],
+                                                     ["replace"]]
+        for d in found:
+            assert isinstance(d, exec_protocol.ExecDecoder)
+            assert d.proc.worker.proc is None and d.versions() == {}
+            assert (d.profile, d.policy) == ("unicode", "maximal-subpart")
+    finally:
+        for d in found:
+            d.close()  # type: ignore[union-attr]
 
 
 def test_versions(decoders):
-    v = decoders["textdecoder"].versions()
+    out = decoders["buffer"].decode(b"a")
+    v = decoders["buffer"].versions()
     assert v["node"].startswith("v") and v["icu"] and v["unicode"]
-    assert decoders["buffer"].decode(b"a").provenance["node"] == v["node"]
+    assert out.provenance["node"] == v["node"]
 
 
 def test_unicode_example(decoders):
@@ -66,6 +85,18 @@ def test_bom_is_kept_as_u_feff(decoders):
             assert d.decode(bytes.fromhex("EF BB BF 41")).view("replace") == (0xFEFF, 0x41)
 
 
+def test_the_replacing_decoders_are_text_only(decoders):
+    # they replace without saying where: the outcome shows the text and nothing else
+    for v in ("textdecoder", "buffer"):
+        out = decoders[v].decode(b"a\xff")
+        assert out.shows == {"replace"} and out.view("replace") == (0x61, 0xFFFD)
+
+
+def test_the_fatal_decoder_shows_the_text_of_a_valid_input(decoders):
+    out = decoders["textdecoder-fatal"].decode("a\u00e9\U0001F600".encode())
+    assert out.view("strict") is None and out.view("replace") == (0x61, 0xE9, 0x1F600)
+
+
 def test_fatal_span_is_searched_truncation_and_illegal(decoders):
     fatal = decoders["textdecoder-fatal"]
     out = fatal.decode(bytes.fromhex("41 F0 9F 98"))
@@ -86,36 +117,46 @@ def test_batches_agree_with_the_reference(decoders, batch):
             assert {v: out.view(v) for v in out.shows} == {v: ref.view(v) for v in out.shows}
 
 
-def test_a_killed_node_is_restarted(test_proc):
-    d = node.NodeDecoder(test_proc, "buffer")
-    assert d.decode(b"a").ok
-    pid = test_proc.worker.proc.pid
-    os.kill(pid, signal.SIGKILL)
-    test_proc.worker.proc.wait()
-    assert d.decode(b"\xc3\xa9").view("replace") == (0xE9,)
-    assert test_proc.worker.proc.pid != pid and test_proc.worker.restarts == 1
+def test_a_killed_node_is_restarted():
+    d = with_test_inputs()
+    try:
+        assert d.decode(b"a").ok
+        pid = d.proc.worker.proc.pid
+        os.kill(pid, signal.SIGKILL)
+        d.proc.worker.proc.wait()
+        assert d.decode(b"\xc3\xa9").view("replace") == (0xE9,)
+        assert d.proc.worker.proc.pid != pid and d.proc.worker.restarts == 1
+    finally:
+        d.close()
 
 
-def test_node_dying_mid_batch_is_a_crash_for_that_input_only(test_proc):
-    d = node.NodeDecoder(test_proc, "textdecoder")
-    outs = test_proc.worker.request_many([b"\x01a", b"\xffdie", b"\x01b"])
-    assert outs[0][1:] == "a".encode("utf-16-le") and outs[2][1:] == "b".encode("utf-16-le")
-    assert outs[1].status == "crash" and "SIGABRT" in outs[1].detail
-    assert d.decode(b"ok").ok
+def test_node_dying_mid_batch_is_a_crash_for_that_input_only():
+    d = with_test_inputs("textdecoder")
+    try:
+        outs = d.decode_many([b"a", b"\xff!abt", b"b"])
+        assert [o.status for o in outs] == ["ok", "crash", "ok"]
+        assert outs[0].view("replace") == (0x61,) and outs[2].view("replace") == (0x62,)
+        assert "node:textdecoder killed by SIGABRT" in (outs[1].detail or "")
+        assert d.decode(b"ok").ok
+    finally:
+        d.close()
 
 
-def test_node_hanging_is_a_timeout_and_a_new_process(test_proc):
-    outs = test_proc.worker.request_many([b"\x01a", b"\xfehang", b"\x01b"])
-    assert outs[0][1:] == "a".encode("utf-16-le")
-    assert outs[1].status == "timeout"
-    assert outs[2][1:] == "b".encode("utf-16-le")
-    # node answers a whole chunk at once, so the batch's timeout could not say
-    # which request hung: "a" went again alone, then "hang" alone timed out.
-    assert test_proc.worker.restarts == 3
+def test_node_hanging_is_a_timeout_and_a_new_process():
+    d = with_test_inputs("textdecoder-fatal", timeout=1.0)
+    try:
+        outs = d.decode_many([b"a", b"\xff!hng", b"b"])
+        assert [o.status for o in outs] == ["ok", "timeout", "ok"]
+        assert outs[0].view("replace") == (0x61,) and outs[2].view("replace") == (0x62,)
+        # node answers a whole chunk at once, so the batch's timeout could not say
+        # which request hung: "a" went again alone, then "hang" alone timed out.
+        assert d.proc.worker.restarts == 3
+    finally:
+        d.close()
 
 
 def test_node_missing_is_one_line(monkeypatch):
     monkeypatch.setattr(node.shutil, "which", lambda _: None)
     found = node.discover()
-    assert [u.name for u in found] == ["node:textdecoder-fatal", "node:textdecoder", "node:buffer"]
+    assert [u.name for u in found] == NAMES
     assert all("not on PATH" in u.reason for u in found)

@@ -55,7 +55,7 @@ def test_claimed_profile(isolated):
 
 
 def test_richer_form_returns_every_span(isolated):
-    out = isolated(f"{M}:with_spans").decode(EXAMPLE)
+    out = isolated(f"{M}:with_spans+spans").decode(EXAMPLE)
     assert out.view("replace") == EXAMPLE_REPLACE
     assert out.view("spans") == EXAMPLE_SPANS and out.view("strict") == (1, 4)
 
@@ -122,7 +122,7 @@ def test_a_plugin_that_prints_does_not_corrupt_the_protocol(isolated):
 
 
 def test_an_outcome_of_the_wrong_length_is_a_crash(isolated):
-    out = isolated(f"{M}:wrong_length+inprocess").decode(b"ab")
+    out = isolated(f"{M}:wrong_length+outcome+inprocess").decode(b"ab")
     assert out.status == "crash" and "covers 3 bytes" in out.detail
 
 

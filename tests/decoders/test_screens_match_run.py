@@ -250,12 +250,13 @@ def test_whole_views_are_the_whole_full_outcome(d):
         if seen is None:
             assert "tokens" not in out.shows
             return
-        assert set(seen) == set(out.shows)
-        assert as_views(seen) == {v: out.view(v) for v in out.shows}
+        assert set(seen) == set(out.shows) - {"accept"}
+        assert as_views(seen) == {v: out.view(v) for v in out.shows if v != "accept"}
         assert unpack_tokens(seen["tokens"]) == out.tokens
 
+    # every view but accept, a validator's, which the strict view already says
     for data in INPUTS:
         assert as_views(d.whole_views(data)) == {
-            v: d.decode(data).view(v) for v in d.decode(data).shows}
+            v: d.decode(data).view(v) for v in d.decode(data).shows if v != "accept"}
     prop()
 

@@ -157,14 +157,15 @@ HANGS = {
         print(d.worker.proc.pid, flush=True)
         d.decode(b"hang")
     """,
-    # node's test-only op 0xfe spins forever
+    # node's client spins forever on its test-only input
     "node": f"""
         import os
-        from utf8fuzz.decoders.node import NodeProcess
-        p = NodeProcess({NODE!r}, timeout=600, env={{**os.environ, "UTF8FUZZ_NODE_TEST_OPS": "1"}})
-        p.worker.start()
-        print(p.worker.proc.pid, flush=True)
-        p.worker.request(b"\\xfehang")
+        from utf8fuzz.decoders import node
+        d = node.decoder({NODE!r}, "buffer", timeout=600,
+                         env={{**os.environ, "UTF8FUZZ_NODE_TEST_OPS": "1"}})
+        d.proc.start()
+        print(d.proc.worker.proc.pid, flush=True)
+        d.decode(b"\\xff!hng")
     """,
 }
 

@@ -101,6 +101,52 @@ class CrashesOnFirstSight(Decoder):
         return Outcome.partial(len(data), replace=[ord(c) for c in data.decode("utf-8", "replace")])
 
 
+# An encoded surrogate (ED A0..BF, then any continuation byte): ill-formed in
+# Unicode's UTF-8, where maximal subparts make it three errors.
+_SURROGATE = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]")
+
+
+def _cpython_errors(data: bytes) -> list[tuple[int, int]]:
+    """Where CPython's strict decoder reports each error, decoding on after each."""
+    out: list[tuple[int, int]] = []
+    i = 0
+    while True:
+        try:
+            data[i:].decode("utf-8")
+            return out
+        except UnicodeDecodeError as e:
+            out.append((i + e.start, i + e.end))
+            i += e.end
+
+
+class SurrogateAsOneError(Decoder):
+    """Java's habit: an encoded surrogate ``ED A0..BF xx`` is one error (one U+FFFD);
+    everything else as CPython's ``replace`` cuts it, by maximal subparts. So it
+    follows maximal-subpart except at the ``surrogate`` feature. Shows its error
+    spans and its replacement output."""
+
+    name = "planted:surrogate-as-one-error"
+    profile = "unicode"
+    shows = frozenset({"spans", "replace"})
+
+    def run(self, data: bytes) -> Outcome:
+        spans: list[tuple[int, int]] = []
+        text: list[int] = []
+        pos = 0
+        for m in [*_SURROGATE.finditer(data), None]:
+            part = data[pos : m.start() if m else len(data)]
+            spans += [(pos + a, pos + b) for a, b in _cpython_errors(part)]
+            text += map(ord, part.decode("utf-8", "replace"))
+            if m:
+                spans.append(m.span())
+                text.append(0xFFFD)
+                pos = m.end()
+        return Outcome.partial(len(data), spans=spans, replace=text)
+
+    def versions(self) -> dict[str, str]:
+        return {"planted": "1"}
+
+
 def planted_c080() -> Planted:
     return Planted("planted:accepts-c080", accepts_c080)
 
@@ -117,3 +163,4 @@ def planted_block() -> Planted:
 PLANTED_C080 = planted_c080()
 PLANTED_TRUNCATED4 = planted_truncated4()
 CRASHES_ON_FIRST_SIGHT = CrashesOnFirstSight()
+SURROGATE_AS_ONE_ERROR = SurrogateAsOneError()

@@ -34,7 +34,8 @@ OLD = corpus.STALE_TEMP_SECONDS * 6
 def test_check_removes_the_leftovers_of_dead_writers_only(tmp_path: Path) -> None:
     handmade.save(tmp_path, "A", b"\xc0\x80")
     dead = [leftover(tmp_path / "entries", "0123456789abcdef.json", no_such_pid(), OLD),
-            leftover(tmp_path / "inputs", "0123456789abcdef.bin", no_such_pid(), OLD)]
+            leftover(tmp_path / "inputs", "0123456789abcdef.bin", no_such_pid(), OLD),
+            leftover(tmp_path, "fingerprints.json", no_such_pid(), OLD)]
     live = leftover(tmp_path / "entries", "fedcba9876543210.json", os.getpid(), OLD)
     young = leftover(tmp_path / "inputs", "fedcba9876543210.bin", no_such_pid(), 1)
     entries, problems, notes = corpus.check(tmp_path)

@@ -229,3 +229,49 @@ def test_text_shown_on_valid_input_is_compared_even_if_not_declared():
     assert sigs([WrongTextOnValidInput()], "41 C3 A9") == [
         "unicode/different-code-point/well-formed-2-byte/planted:strict-with-text"]
     assert sigs([WrongTextOnValidInput()], "41 C3") == []
+
+
+class _Validator(Decoder):
+    """bytes -> bool, as a validator says it: well-formed UTF-8 except the planted
+    rule (an encoded surrogate ED A0..BF xx accepted, or EF BF BD rejected)."""
+
+    name = "planted:validator"
+    shows = frozenset({"accept"})
+
+    def run(self, data: bytes) -> Outcome:
+        try:
+            data.decode("utf-8")
+            ok = b"\xef\xbf\xbd" not in data
+        except UnicodeDecodeError:
+            ok = len(data) == 3 and data[0] == 0xED and 0xA0 <= data[1] <= 0xBF
+        return Outcome.partial(len(data), accept=ok)
+
+
+@pytest.mark.parametrize("full_every", [1, 4])  # in full, and through the screens
+def test_a_validator_is_judged_at_the_accept_view(full_every):
+    inputs = [bytes.fromhex(h) for h in ("41 42", "ED A0 80", "41 EF BF BD", "FF", "C3 A9")]
+    results = Differ([_Validator()], full_every=full_every).run_many(inputs * 2)
+    got = [sorted(str(d.signature) for d in r.divergences) for r in results[:5]]
+    assert got == [
+        [],
+        ["unicode/accepts-ill-formed/surrogate/planted:validator"],
+        # says not where: anchored at the first non-ASCII character
+        ["unicode/rejects-well-formed/replacement-character/planted:validator"],
+        [],
+        [],
+    ]
+    assert [d.view for r in results[:5] for d in r.divergences] == ["accept", "accept"]
+
+
+@pytest.mark.parametrize("hexin", [
+    # found by a random search before the alignment weighed what accepted bytes
+    # spell: each was blamed on an error before the C0 80, by a U+FFFD moved
+    # onto the literal one
+    "E2 C0 80 C0 80 ED A0 80 EF BF BD C0 82",
+    "F4 90 C0 80 EF BF BD C0 80 C0 80 C0 80",
+    "EF BF BD F0 F0 C0 80 C0 80",
+    "C3 C0 80 C0 80 EF BF BD F4 90 98",
+])
+def test_an_accepted_c080_is_blamed_on_itself_beside_a_literal_replacement(hexin):
+    assert sigs([planted_c080()], hexin) == [
+        "unicode/accepts-ill-formed/non-shortest-form/planted:accepts-c080"]

@@ -30,10 +30,16 @@ def test_utf8fuzz_fuzz_finds_its_planted_bug(where: str, tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(Path(__file__).resolve().parents[2])  # tests.* importable
     corpus = tmp_path / "corpus"
+    # A seed that reaches the bug, so that a loaded machine (the hypothesis engine
+    # at 10 inputs a second) cannot miss it: the loop still runs, judges, minimizes
+    # (the text around it goes) and saves it.
+    (corpus / "seeds").mkdir(parents=True)
+    (corpus / "seeds" / "surrogate").write_bytes(bytes.fromhex("41 42 ED A0 80 43"))
     code = main(["fuzz", "--decoder", SPEC + where, "--engine", "hypothesis", "--time", "4",
                  "--jobs", "1", "--corpus", str(corpus), "--no-report", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 1, out
     assert [n["signature"] for n in out["new"]] == [SIGNATURE]
     (entry,) = (corpus / "entries").glob("*.json")
-    assert json.loads(entry.read_text())["signature"] == SIGNATURE
+    side = json.loads(entry.read_text())
+    assert side["signature"] == SIGNATURE and side["input"] == "eda080"  # minimized

@@ -15,7 +15,10 @@ from utf8fuzz.profiles import REGISTRY
 def test_token_outcome_shows_every_view() -> None:
     data = bytes.fromhex("41 C3 28 E2")
     out = utf8fuzz.decode(data)
-    assert out.shows == {"tokens", "spans", "strict", "reason", "replace", "ignore", "escape"}
+    assert out.shows == {"tokens", "spans", "strict", "reason", "accept", "replace", "ignore",
+                         "escape"}
+    assert out.view("accept") is False
+    assert utf8fuzz.decode(b"A\xc3\xa9").view("accept") is True
     assert out.view("escape") == (0x41, 0xDCC3, 0x28, 0xDCE2)
     assert out.view("escape") == tuple(ord(c) for c in data.decode("utf-8", "surrogateescape"))
 
@@ -28,6 +31,15 @@ def test_partial_outcome_shows_only_what_it_was_given() -> None:
         _ = out.first_error
     valid = Outcome.partial(1, strict=None)
     assert valid.first_error is None and valid.shows == {"strict"}
+
+
+def test_accept_view_is_a_bool_given_or_read_off_tokens() -> None:
+    assert Outcome.partial(2, accept=False).view("accept") is False
+    assert Outcome.partial(2, accept=True).shows == {"accept"}
+    with pytest.raises(TypeError):
+        Outcome.partial(2, accept=1)  # a validator answering 1 is not saying True
+    o = Outcome.partial(2, accept=True)
+    assert Outcome.from_json(o.to_json()) == o
 
 
 def test_failures_show_nothing() -> None:

@@ -221,6 +221,33 @@ def test_hypothesis(name: str, data: st.DataObject) -> None:
         check(REGISTRY[name], pol, blob)
 
 
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_per_run_merges_runs_of_any_length(name: str) -> None:
+    # per-run's C merge steps back over the token before; runs far longer than any
+    # sequence, runs that end in a truncation, runs cut by ASCII, by a well-formed
+    # sequence and (corrected) by a reserved unit, and a run at the very start.
+    p = REGISTRY[name]
+    for blob in [b"\x80" * 1000, b"\xc0\xaf" * 300 + b"\xe1\x80", b"A\xff" * 200,
+                 b"\x80\xe2\x82\xac" * 100, b"\xfe\x80\xc2\xc2\xfe\xff" * 50,
+                 b"\xed\xa0\x80" * 100 + b"\xf0\x90\x80", b"\xf0\x90\x80"]:
+        check(p, "per-run", blob)
+    assert walker(p, "per-run")(b"\x80" * 1000).tokens == (
+        Token("error", None, 0, 1000, "illegal"),)
+
+
+def test_the_walker_takes_four_policies() -> None:
+    d = REGISTRY["unicode"].dfa
+    kw: dict[str, Any] = dict(
+        trans=d.trans, accept=d.accept, live_after=d.live_after, single=d.single,
+        start=d.start, reserved_leads=(), recognized_leads=(), max_length=4,
+        rows=[(r.length, r.offset, walk._row_value(r)) for r in REGISTRY["unicode"].rows])
+    assert walk._walk.Walker(**kw, policy=POLICIES.index("per-run"))(b"\x80\x80").tokens == (
+        Token("error", None, 0, 2, "illegal"),)
+    for bad in (-1, len(POLICIES)):
+        with pytest.raises(ValueError, match="policy must be"):
+            walk._walk.Walker(**kw, policy=bad)
+
+
 @pytest.mark.parametrize("name", ["cesu8", "mutf8"])
 def test_surrogate_pair_rows_take_their_value_function(name: str) -> None:
     p = REGISTRY[name]
@@ -482,3 +509,12 @@ def test_the_c_walk_when_memory_runs_out(name: str) -> None:
     failed += sum(nomemory.check_every_allocation(make, f"{name}: {what}")
                   for what, make in calls)
     assert failed > len(calls)  # failures were met, not run past
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=12))
+def test_the_accept_view_is_the_strict_view_saying_none(data):
+    for profile in REGISTRY.values():
+        w = walker(profile)(data)
+        assert w.view("accept") is (w.view("strict") is None)
+        assert w.view("accept") is PyWalk(data, profile, "maximal-subpart").view("accept")

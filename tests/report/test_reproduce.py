@@ -28,17 +28,32 @@ def plugin_entry(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-u
     return entries[0]
 
 
-def test_decoder_spec() -> None:
-    assert decoder_spec("plugin:" + PLUGIN) == PLUGIN
-    assert decoder_spec("plugin:mydecoder") == "plugin:mydecoder"
-    assert decoder_spec("cpython:replace") == "cpython:replace"
+def test_decoder_spec_is_the_recorded_spec(plugin_entry) -> None:  # type: ignore[no-untyped-def]
+    assert decoder_spec(plugin_entry, "plugin:" + PLUGIN) == PLUGIN + "+inprocess"
+    assert decoder_spec(plugin_entry, "cpython:replace") == "cpython:replace"
+    # entries that recorded no spec: a module:attr plug-in is named by its target
+    assert decoder_spec(plugin_entry, "plugin:m.x:f") == "m.x:f"
+    assert decoder_spec(plugin_entry, "plugin:mydecoder") == "plugin:mydecoder"
+
+
+def test_a_codec_modes_reproduction_loads_that_mode_with_its_shape(tmp_path: Path) -> None:
+    # the shape and the mode are in the recorded spec, not in the name
+    spec = "tests.engine.planted_shapes:replace_splits_truncated3+codec+replace+inprocess"
+    (dec,) = resolve(spec)
+    write_corpus(tmp_path, inputs=[b"\x41\xe2\x82"], decoders=[*cpython_decoders(), dec],
+                 position_dependent=())
+    (entry,) = [e for e in load_corpus(tmp_path).entries if dec.name in e.decoders]
+    argv = shlex.split(diff_command(entry))
+    assert spec in argv and dec.name not in argv
+    assert [d.name for d in resolve(spec)] == [dec.name]
 
 
 def test_diff_command_runs(plugin_entry, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
     cmd = diff_command(plugin_entry)
     argv = shlex.split(cmd)
     assert argv[:3] == ["utf8fuzz", "diff", "41c080"]
-    assert "--decoder" in argv and PLUGIN in argv and "ref:unicode:maximal-subpart" in argv
+    assert "--decoder" in argv and PLUGIN + "+inprocess" in argv
+    assert "ref:unicode:maximal-subpart" in argv
     assert main([*argv[1:], "--json"]) == 0
     out = capsys.readouterr().out
     assert '"input": "41c080"' in out

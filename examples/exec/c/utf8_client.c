@@ -5,7 +5,7 @@
  *   cc -std=c11 -O2 -Wall -Wextra -o utf8_client utf8_client.c
  *   utf8fuzz diff --decoder exec:./utf8_client "61 F1 80 80 E1 80 C2 62"
  *
- * It offers both modes (strict, replace) and names error reasons. Requests are
+ * It offers the three modes (strict, replace, validate) and names error reasons. Requests are
  * read in whatever chunks the pipe gives, every whole request in a chunk is
  * answered, and the answers go out in one write before the next read: the
  * harness may pipeline many requests, and the client never waits for input while
@@ -18,10 +18,11 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { MODE_STRICT = 1, MODE_REPLACE = 2 };
+enum { MODE_STRICT = 1, MODE_REPLACE = 2, MODE_VALIDATE = 3 };
 enum { DECODED = 0, REJECTED = 1 };
+enum { WELL_FORMED = 0, ILL_FORMED = 1 }; /* the status of a validate-mode reply */
 enum { ILLEGAL = 1, TRUNCATED = 2 };
-enum { FLAG_STRICT = 1, FLAG_REPLACE = 2, FLAG_REASONS = 4 };
+enum { FLAG_STRICT = 1, FLAG_REPLACE = 2, FLAG_REASONS = 4, FLAG_VALIDATE = 8 };
 
 typedef struct {
     uint8_t *p;
@@ -107,8 +108,32 @@ static long step(const uint8_t *s, size_t n, size_t i, uint32_t *cp, int *reason
     return need + 1;
 }
 
+/* The reply to a validate-mode request: its id and whether the input is
+ * well-formed, nothing else (5 bytes). */
+static void validate(buf_t *out, uint32_t id, const uint8_t *s, size_t n) {
+    uint8_t status = WELL_FORMED;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp = 0;
+        int reason = 0;
+        long got = step(s, n, i, &cp, &reason);
+        if (got < 0) {
+            status = ILL_FORMED;
+            break;
+        }
+        i += (size_t)got;
+    }
+    reserve(out, 4 + 5);
+    put32(out, 5);
+    put32(out, id);
+    put8(out, status);
+}
+
 /* The reply to one request (id, mode, input), appended to out as a frame. */
 static void answer(buf_t *out, uint32_t id, uint8_t mode, const uint8_t *s, size_t n) {
+    if (mode == MODE_VALIDATE) {
+        validate(out, id, s, n);
+        return;
+    }
     /* at most one code point and one error record per byte */
     reserve(out, 4 + 13 + 16 * n);
     size_t frame_at = out->len;
@@ -180,7 +205,7 @@ int main(void) {
     out.len += 4;
     put8(&out, 1); /* version, u16 */
     put8(&out, 0);
-    put8(&out, FLAG_STRICT | FLAG_REPLACE | FLAG_REASONS);
+    put8(&out, FLAG_STRICT | FLAG_REPLACE | FLAG_REASONS | FLAG_VALIDATE);
     put8(&out, 0);
     put8(&out, (uint8_t)(sizeof name - 1)); /* name length, u16 */
     put8(&out, 0);
@@ -210,7 +235,8 @@ int main(void) {
             if (len < 5) die("a request shorter than its id and mode");
             const uint8_t *req = in.p + pos + 4;
             uint8_t mode = req[4];
-            if (mode != MODE_STRICT && mode != MODE_REPLACE) die("unknown mode");
+            if (mode != MODE_STRICT && mode != MODE_REPLACE && mode != MODE_VALIDATE)
+                die("unknown mode");
             answer(&out, get32(req), mode, req + 5, len - 5);
             pos += 4 + (size_t)len;
         }

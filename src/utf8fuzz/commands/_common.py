@@ -38,7 +38,8 @@ def add_decoder_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         metavar="NAME",
         default=[],
-        help="a decoder name or glob (cpython:*), or your own module:attr[@profile]; repeatable",
+        help=("a decoder name or glob (cpython:*), your own module:attr[@profile[/policy]]"
+              "[+shape...] or exec:'CMD'[@profile[/policy]]; repeatable"),
     )
     p.add_argument(
         "--profile",

@@ -46,7 +46,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         a.add_argument("--json", action="store_true", help="print one JSON object")
         if name == "refresh":
             a.add_argument("--decoder", action="append", default=[], metavar="SPEC",
-                           help="your decoder (name or module:attr[@profile]); repeatable")
+                           help="your decoder (a name, module:attr[@profile[/policy]]"
+                                "[+shape...] or exec:CMD); repeatable")
 
 
 def run(args: argparse.Namespace) -> int:

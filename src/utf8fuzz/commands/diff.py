@@ -179,12 +179,16 @@ def _summary(out: Outcome) -> list[tuple[str, str]]:
         rows.append(("replace", " ".join(format_codepoint(c) for c in out.view("replace"))))
     elif "ignore" in out.shows:
         rows.append(("ignore", " ".join(format_codepoint(c) for c in out.view("ignore"))))
+    elif "escape" in out.shows:
+        rows.append(("escape", " ".join(format_codepoint(c) for c in out.view("escape"))))
     if "spans" in out.shows and "tokens" not in out.shows:
         rows.append(("spans", " ".join(f"[{s},{e})" for s, e in out.view("spans"))))
     if "strict" in out.shows:
         fe = out.view("strict")
         reason = f" ({out.view('reason')})" if fe and "reason" in out.shows else ""
         rows.append(("first error", "none (valid)" if fe is None else f"[{fe[0]},{fe[1]}){reason}"))
+    elif "accept" in out.shows:  # a validator: yes or no, and nothing else
+        rows.append(("accept", "well-formed" if out.view("accept") else "ill-formed"))
     return rows
 
 

@@ -5,9 +5,9 @@ registry asks each in turn; a module that is missing or fails to import is
 reported as unavailable with its reason, never as an error.
 
 Names. ``resolve(spec)`` accepts a decoder name (``cpython:replace``), a glob
-(``cpython:*``), or a user's decoder as ``module:attr`` with an optional claimed
-profile (``mypkg.codec:decode@corrected``), handled by :mod:`.plugin`, or a
-program in any language as ``exec:'CMD ARGS'[@profile]``, handled by :mod:`.exec`.
+(``cpython:*``), or a user's decoder as ``module:attr`` with an optional claim and
+shape (``mypkg.codec:decode@corrected/per-byte+codec``), handled by :mod:`.plugin`, or a
+program in any language as ``exec:'CMD ARGS'[@profile[/policy]]``, handled by :mod:`.exec`.
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ ADAPTERS: tuple[str, ...] = (
     "iconv",
     "node",
     "mutf8",
+    "go",
+    "java",
+    "rust",
     "plugin",
 )
 
@@ -69,8 +72,8 @@ class UnknownDecoder(ValueError):
 
 
 def resolve(spec: str) -> list[Decoder]:
-    """Decoders matching ``spec``: a name, a glob, ``module:attr[@profile]`` or
-    ``exec:'CMD ARGS'[@profile]``."""
+    """Decoders matching ``spec``: a name, a glob, a plug-in
+    ``module:attr[@profile[/policy]][+words]`` or ``exec:'CMD ARGS'[@profile[/policy]]``."""
     if spec.startswith("exec:"):
         # a command, never a name or a glob: its own parser (shell quoting, claims)
         from utf8fuzz.decoders import exec as exec_adapter
@@ -84,11 +87,12 @@ def resolve(spec: str) -> list[Decoder]:
         if fnmatch.fnmatchcase(u.name, spec):
             raise UnknownDecoder(f"decoder {u.name} is not available here: {u.reason}")
     if ":" in spec:
-        # Not a decoder here: a user's ``module:attr[@profile]``. plugin.load raises
-        # UnknownDecoder with the reason when it cannot be loaded.
+        # Not a decoder here: a user's ``module:attr[@profile][+words]``, one decoder
+        # or one per codec mode. plugin.load_all raises UnknownDecoder with the
+        # reason when it cannot be loaded.
         from utf8fuzz.decoders import plugin
 
-        return [plugin.load(spec)]
+        return plugin.load_all(spec)
     names = ", ".join(sorted({d.name.split(":")[0] + ":*" for d in found}))
     raise UnknownDecoder(f"unknown decoder {spec!r}; families here: {names}")
 

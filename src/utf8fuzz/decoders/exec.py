@@ -1,39 +1,52 @@
-"""A decoder in any language: ``--decoder exec:'CMD ARGS'[@profile][+option...]``.
+"""A decoder in any language: ``--decoder exec:'CMD ARGS'[@profile[/policy]][+option...]``,
+and the built-in peers (:func:`peer`) that run on the same protocol.
 
 The command (split with :func:`shlex.split`, no shell) is started once and kept:
 it reads requests on stdin and writes replies on stdout in the binary protocol of
 docs/protocol.md, which is the contract and says every byte. In short, every
 message is a frame (u32 little-endian length, then that many bytes); the client
 speaks first, with a *hello* (magic ``U8FZ``, protocol version, flags saying
-which modes it decodes in and whether it names error reasons, its name); each
-request is ``u32 id, u8 mode, input bytes``; each reply is ``u32 id, u8 status``
-and then the decoded code points and error records (``decoded``), a first error
-(``rejected``, strict mode), or a message (``failed``).
+which modes it answers in, whether it names error reasons, whether its replace
+mode gives text only; its name; free text); each request is ``u32 id, u8 mode,
+input bytes``; each reply is ``u32 id, u8 status`` and then the decoded code
+points and error records (``decoded``), a first error (``rejected``, strict
+mode), nothing (validate mode: the status says well-formed or not), or a message
+(``failed``).
 
 Decoders. One per mode the client offers, sharing the one process:
-``exec:NAME:strict`` shows ``strict`` (and ``reason`` if the client names
-reasons), and its text when it accepts the input; ``exec:NAME:replace`` shows
-``replace``, ``spans`` and ``strict`` (and ``reason``). ``NAME`` is the name in
-the hello, reduced to ``[A-Za-z0-9._-]`` (two clients compared side by side
-must say different names); ``@profile`` is the claimed profile (default unicode),
-as for plug-ins, and is appended to the name.
+
+=====================  ======================================================
+``exec:NAME:strict``   ``strict`` (its text when it accepts the input)
+``exec:NAME:replace``  ``replace``, ``spans``, ``strict``; only ``replace`` for
+                       a text-only client (flag 16)
+``exec:NAME:validate`` ``accept``
+=====================  ======================================================
+
+plus ``reason`` for strict and (not text-only) replace when the client names
+reasons. ``NAME`` is the name in the hello, reduced to ``[A-Za-z0-9._-]`` (two
+clients compared side by side must say different names); the claim as written
+(``@unicode/per-run``) is appended. The claim is parsed by
+:func:`utf8fuzz.decoders.claim.parse_claim`: the profile (default unicode) and
+policy (default maximal-subpart) the decoder is judged against.
 
 Options after ``+``: ``timeout=SECONDS`` per reply (default 10, or
-``$UTF8FUZZ_DECODER_TIMEOUT``), ``mode=strict`` or ``mode=replace`` (only that
+``$UTF8FUZZ_DECODER_TIMEOUT``), ``mode=strict|replace|validate`` (only that
 decoder), ``memory=MiB`` (the process's address-space limit, as for plug-ins;
-0: none). A trailing ``@word`` or ``+word`` of the spec is always a claim, so a
-command whose own last argument ends in one must quote it.
+0: none). A trailing ``@word[/word]`` or ``+word`` of the spec is always a claim,
+so a command whose own last argument ends in one must quote it.
 
 Failures are outcomes, never errors of the harness: a client that exits is a
 ``crash`` with its exit status and the last line of its stderr (whose tail, at
 most 64 KiB, is kept); one that sends no reply within the timeout a ``timeout``;
 one whose reply is not one this request can have (bad frame, wrong id, lengths
-that do not add up, spans outside the input) a ``crash`` saying ``garbage
-reply``. Each time the process is killed and started again for the next input
-(:class:`~utf8fuzz.decoders._subprocess.Worker` restarts it, and pins a failure
-on one request by sending it again alone to the fresh process). A client that
-cannot start or whose hello is wrong is an :class:`UnknownDecoder` when the spec
-is loaded: one line saying why.
+that do not add up, spans outside the input, errors in a text-only reply) a
+``crash`` saying ``garbage reply``. Each time the process is killed and started
+again for the next input (:class:`~utf8fuzz.decoders._subprocess.Worker`
+restarts it, and pins a failure on one request by sending it again alone to the
+fresh process). A client that cannot start or whose hello is wrong is an
+:class:`UnknownDecoder` when an ``exec:`` spec is loaded: one line saying why. A
+:func:`peer` starts nothing until its first input; from then on a hello that does
+not match what the peer declares makes every outcome a ``crash`` saying why.
 
 Speed. :meth:`ExecDecoder.decode_many` pipelines a batch (``out_of_process``, the
 screening protocol's bulk path); :meth:`ExecDecoder.run` is the same exchange
@@ -42,6 +55,7 @@ with one input.
 
 from __future__ import annotations
 
+import json
 import operator
 import os
 import re
@@ -49,8 +63,8 @@ import shlex
 import struct
 import sys
 from array import array
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from utf8fuzz import safe
 from utf8fuzz.decoders._subprocess import (
@@ -60,20 +74,26 @@ from utf8fuzz.decoders._subprocess import (
     memory_limit_mib,
 )
 from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.decoders.claim import Claim, parse_claim
 from utf8fuzz.outcome import Outcome
+from utf8fuzz.policies import POLICIES
 from utf8fuzz.profiles import get_profile
 
 PREFIX = "exec:"
 MAGIC = b"U8FZ"
 VERSION = 1
 #: Request modes (the u8 after the id).
-MODE_STRICT, MODE_REPLACE = 1, 2
-MODES = {"strict": MODE_STRICT, "replace": MODE_REPLACE}
-#: Hello flags (u16): the modes the client decodes in, and whether its error
-#: records carry a reason (1 illegal, 2 truncated) rather than 0.
-FLAG_STRICT, FLAG_REPLACE, FLAG_REASONS = 1, 2, 4
-#: Reply statuses (the u8 after the id).
+MODE_STRICT, MODE_REPLACE, MODE_VALIDATE = 1, 2, 3
+MODES = {"strict": MODE_STRICT, "replace": MODE_REPLACE, "validate": MODE_VALIDATE}
+#: Hello flags (u16): the modes the client answers in; whether its error records
+#: carry a reason (1 illegal, 2 truncated) rather than 0; whether its replace-mode
+#: replies carry text only (no error records: E is always 0).
+FLAG_STRICT, FLAG_REPLACE, FLAG_REASONS, FLAG_VALIDATE, FLAG_TEXT_ONLY = 1, 2, 4, 8, 16
+MODE_FLAGS = {"strict": FLAG_STRICT, "replace": FLAG_REPLACE, "validate": FLAG_VALIDATE}
+#: Reply statuses (the u8 after the id). A validate-mode reply says WELL_FORMED
+#: (0) or ILL_FORMED (1) with nothing after it.
 DECODED, REJECTED, FAILED = 0, 1, 2
+WELL_FORMED, ILL_FORMED = 0, 1
 REASONS: dict[int, str | None] = {0: None, 1: "illegal", 2: "truncated"}
 DEFAULT_TIMEOUT = float(os.environ.get("UTF8FUZZ_DECODER_TIMEOUT", "10"))
 #: The hello is small; anything longer is not one.
@@ -81,6 +101,9 @@ HELLO_MAX = 64 << 10
 #: A reply to an input of n bytes longer than this is garbage, found from its
 #: length prefix alone, so a client writing noise never makes the harness buffer it.
 REPLY_SLACK, REPLY_PER_BYTE = 64 << 10, 32
+#: A hello's free text that is a JSON object of strings gives this many
+#: provenance entries at most (the rest is dropped).
+INFO_KEYS = 16
 
 _U32 = struct.Struct("<I")
 _HELLO = struct.Struct("<4sHHH")  # magic, version, flags, name length
@@ -88,7 +111,8 @@ _REQ = struct.Struct("<IB")  # id, mode | id, status
 _DECODED = struct.Struct("<IBII")  # id, status, code points, errors
 _REJECTED = struct.Struct("<IBIII")  # id, status, start, end, reason
 _CLAIMS = re.compile(
-    r"(?P<cmd>.*?)(?:@(?P<profile>[A-Za-z0-9_-]+))?(?P<opts>(?:\+[A-Za-z]+(?:=[^\s'\"+@]*)?)*)",
+    r"(?P<cmd>.*?)(?:@(?P<claim>[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]*)?))?"
+    r"(?P<opts>(?:\+[A-Za-z]+(?:=[^\s'\"+@]*)?)*)",
     re.DOTALL)
 
 
@@ -103,18 +127,25 @@ def _unknown(msg: str) -> Exception:
 
 @dataclass(frozen=True)
 class Spec:
-    """A parsed ``exec:`` spec: the command, the claimed profile, the options."""
+    """A parsed ``exec:`` spec: the command, the claimed profile, the options, the
+    claimed policy (None: not claimed)."""
 
     argv: tuple[str, ...]
     profile: str | None
     timeout: float
     mode: str | None
     memory_mib: int | None
+    policy: str | None = None
+
+    @property
+    def claim(self) -> Claim:
+        return Claim(self.profile, self.policy)
 
 
 def parse_spec(spec: str) -> Spec:
-    """``"exec:'./client -q'@unicode+timeout=2"`` -> argv ``('./client', '-q')``,
-    profile ``unicode``, timeout 2. UnknownDecoder, one line, for a bad spec."""
+    """``"exec:'./client -q'@unicode/per-run+timeout=2"`` -> argv ``('./client',
+    '-q')``, profile ``unicode``, policy ``per-run``, timeout 2. UnknownDecoder,
+    one line, for a bad spec."""
     if not spec.startswith(PREFIX):
         raise _unknown(f"not an exec decoder spec: {safe.text(spec, 200)!r}")
     m = _CLAIMS.fullmatch(spec[len(PREFIX):])
@@ -125,13 +156,12 @@ def parse_spec(spec: str) -> Spec:
     except ValueError as e:
         raise _unknown(f"bad command in {shown!r}: {e}") from None
     if not argv:
-        raise _unknown(f"bad decoder {shown!r}: expected exec:'COMMAND ARGS'[@profile]")
-    profile = m["profile"]
-    if profile:
-        try:
-            get_profile(profile)
-        except ValueError as e:
-            raise _unknown(str(e)) from None
+        raise _unknown(f"bad decoder {shown!r}: expected "
+                       "exec:'COMMAND ARGS'[@profile[/policy]]")
+    try:
+        claim = parse_claim(m["claim"] or "", spec)
+    except ValueError as e:
+        raise _unknown(safe.text(e, 400)) from None
     timeout, mode, memory = DEFAULT_TIMEOUT, None, None
     for o in filter(None, m["opts"].split("+")):
         k, _, v = o.partition("=")
@@ -152,8 +182,8 @@ def parse_spec(spec: str) -> Spec:
                 raise _unknown(f"{e} in {shown!r}") from None
         else:
             raise _unknown(f"bad decoder option {safe.text(o, 60)!r} in {shown!r}: use "
-                           "+timeout=S, +mode=strict|replace or +memory=MiB")
-    return Spec(argv, profile or None, timeout, mode, memory)
+                           "+timeout=S, +mode=strict|replace|validate or +memory=MiB")
+    return Spec(argv, claim.profile, timeout, mode, memory, claim.policy)
 
 
 # -- the protocol --------------------------------------------------------------------
@@ -161,21 +191,25 @@ def parse_spec(spec: str) -> Spec:
 
 @dataclass(frozen=True)
 class Hello:
-    """The client's first frame."""
+    """The client's first frame. ``info``: what its free text puts in provenance."""
 
     version: int
     flags: int
     name: str
     about: str
+    info: dict[str, str] = field(default_factory=dict)
 
     @property
     def modes(self) -> tuple[str, ...]:
-        return tuple(m for m, f in (("strict", FLAG_STRICT), ("replace", FLAG_REPLACE))
-                     if self.flags & f)
+        return tuple(m for m, f in MODE_FLAGS.items() if self.flags & f)
 
     @property
     def reasons(self) -> bool:
         return bool(self.flags & FLAG_REASONS)
+
+    @property
+    def text_only(self) -> bool:
+        return bool(self.flags & FLAG_TEXT_ONLY)
 
 
 def parse_hello(body: bytes) -> Hello:
@@ -190,13 +224,29 @@ def parse_hello(body: bytes) -> Hello:
     if _HELLO.size + n > len(body):
         raise WorkerUnavailable(f"its hello names {n} bytes of name in a "
                                 f"{len(body)}-byte frame")
-    if not flags & (FLAG_STRICT | FLAG_REPLACE):
-        raise WorkerUnavailable("its hello offers no mode (flag 1 strict, 2 replace)")
+    if not flags & (FLAG_STRICT | FLAG_REPLACE | FLAG_VALIDATE):
+        raise WorkerUnavailable("its hello offers no mode (flag 1 strict, 2 replace, "
+                                "8 validate)")
     raw = body[_HELLO.size : _HELLO.size + n].decode("utf-8", "replace")
     # a name is part of decoder names, signatures and file names: a safe subset
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", raw).strip("-")[:64]
-    about = safe.text(body[_HELLO.size + n :].decode("utf-8", "replace"), 200)
-    return Hello(version, flags, name, about)
+    text = body[_HELLO.size + n :].decode("utf-8", "replace")
+    about = safe.text(text, 200)
+    return Hello(version, flags, name, about, _info(text, about))
+
+
+def _info(text: str, about: str) -> dict[str, str]:
+    """The provenance a hello's free text gives: a JSON object's string values under
+    their own keys (``{"node": "v20.1.0", "icu": "74.2"}``), else the text whole as
+    ``about``; nothing for no text. Keys and values are escaped and bounded."""
+    try:
+        obj = json.loads(text) if text.lstrip().startswith("{") else None
+    except (ValueError, RecursionError):  # not JSON (or nested past the parser): text
+        obj = None
+    if isinstance(obj, dict) and obj and all(isinstance(v, str) for v in obj.values()):
+        return {safe.text(k, 40): safe.text(v, 200)
+                for k, v in list(obj.items())[:INFO_KEYS] if v}
+    return {"about": about} if about else {}
 
 
 def reply_limit(n: int) -> int:
@@ -206,7 +256,10 @@ def reply_limit(n: int) -> int:
 
 #: What :func:`parse_reply` read from a reply: status, code points, error spans,
 #: the first error's reason (None when not said or no error), the failure message.
+#: A validate-mode reply is its status alone (WELL_FORMED or ILL_FORMED).
 Parsed = tuple[int, tuple[int, ...], tuple[tuple[int, int], ...], str | None, str]
+
+_NAMES = {v: k for k, v in MODES.items()}
 
 
 class Reply(bytes):
@@ -216,9 +269,11 @@ class Reply(bytes):
     parsed: Parsed
 
 
-def parse_reply(body: bytes, request: bytes, reasons: bool) -> Parsed | str:
+def parse_reply(body: bytes, request: bytes, reasons: bool,
+                text_only: bool = False) -> Parsed | str:
     """What ``body`` says as the reply to ``request`` (id, mode, input), or why it
-    cannot be that reply (a ``str``): every rule of docs/protocol.md, "Replies"."""
+    cannot be that reply (a ``str``): every rule of docs/protocol.md, "Replies".
+    ``reasons`` and ``text_only``: the client's hello flags 4 and 16."""
     if len(body) < _REQ.size:
         return f"{len(body)} bytes, less than an id and a status"
     rid, mode = _REQ.unpack_from(request)
@@ -228,9 +283,15 @@ def parse_reply(body: bytes, request: bytes, reasons: bool) -> Parsed | str:
     n = len(request) - _REQ.size
     if status == FAILED:
         return status, (), (), None, body[_REQ.size:].decode("utf-8", "replace")
+    if mode == MODE_VALIDATE:
+        if status not in (WELL_FORMED, ILL_FORMED):
+            return f"unknown status {status} in validate mode"
+        if len(body) != _REQ.size:
+            return f"a validate reply of {len(body)} bytes, not {_REQ.size}"
+        return status, (), (), None, ""
     if status == REJECTED:
         if mode != MODE_STRICT:
-            return "status rejected in replace mode"
+            return f"status rejected in {_NAMES.get(mode, str(mode))} mode"
         if len(body) != _REJECTED.size:
             return f"a rejection of {len(body)} bytes, not {_REJECTED.size}"
         start, end, reason = errs = _REJECTED.unpack_from(body)[2:]
@@ -249,6 +310,8 @@ def parse_reply(body: bytes, request: bytes, reasons: bool) -> Parsed | str:
         return status, _u32s(body, _DECODED.size, ncp), (), None, ""
     if mode == MODE_STRICT:
         return "errors in a strict-mode decoded reply (a strict client rejects)"
+    if text_only:
+        return f"{nerr} errors in a text-only reply (hello flag 16: E is always 0)"
     words = _u32s(body, _DECODED.size, ncp + 3 * nerr)  # one pass: cheaper than two
     cps, errs = words[:ncp], words[ncp:]
     why = _check_errors(errs, n, reasons)
@@ -288,18 +351,33 @@ class ExecWorker(Worker):
     """A :class:`Worker` that checks each reply frame as it arrives: its length
     from its prefix (no noise is buffered), then :func:`parse_reply`. A frame that
     fails is a ``crash`` for its request, and the end of the exchange (the
-    process is restarted, as for a death)."""
+    process is restarted, as for a death).
+
+    ``require`` sees each hello and says why it is not acceptable (None: it is);
+    a refusal is final: :meth:`start` raises it again without starting anything."""
 
     def __init__(self, argv: Sequence[str], *, timeout: float, name: str,
-                 memory_mib: int | None) -> None:
+                 memory_mib: int | None, env: dict[str, str] | None = None,
+                 require: Callable[[Hello], str | None] | None = None) -> None:
         super().__init__(argv, timeout=timeout, name=name, on_ready=self._on_ready,
-                         answers_each=False, memory_mib=memory_mib)
+                         answers_each=False, memory_mib=memory_mib, env=env)
         self.hello: Hello | None = None
+        self.require = require
+        self.refused: str | None = None
+
+    def start(self) -> bytes:
+        if self.refused is not None:
+            raise WorkerUnavailable(self.refused)
+        return super().start()
 
     def _on_ready(self, body: bytes) -> None:
         hello = parse_hello(body)
         if self.hello is not None and hello.flags != self.hello.flags:
             raise WorkerUnavailable("its hello changed on restart")
+        why = self.require(hello) if self.require is not None else None
+        if why is not None:
+            self.refused = why
+            raise WorkerUnavailable(why)
         self.hello = hello
 
     def _take(self, answers: list[bytes | Failure], payloads: Sequence[bytes]) -> bool:
@@ -307,6 +385,9 @@ class ExecWorker(Worker):
         then the last answer)."""
         buf, pos = self._buf, 0
         most = len(payloads) or 1  # no requests: the one frame wanted is the hello
+        hello = self.hello
+        reasons = hello is not None and hello.reasons
+        text_only = hello is not None and hello.text_only
         try:
             while len(buf) - pos >= 4 and len(answers) < most:
                 (n,) = _U32.unpack_from(buf, pos)
@@ -322,8 +403,7 @@ class ExecWorker(Worker):
                 body = Reply(buf[pos + 4 : pos + 4 + n])
                 pos += 4 + n
                 if request is not None:
-                    parsed = parse_reply(body, request, self.hello is not None
-                                         and self.hello.reasons)
+                    parsed = parse_reply(body, request, reasons, text_only)
                     if isinstance(parsed, str):
                         answers.append(self._garbage(parsed))
                         return True
@@ -341,13 +421,17 @@ class ExecWorker(Worker):
 
 
 class ExecProcess:
-    """The one process of an ``exec:`` spec, shared by its decoders."""
+    """The one process of an ``exec:`` spec (shared by its decoders) or of a peer.
+    Nothing starts until :meth:`start` or the first request."""
 
-    def __init__(self, spec: Spec) -> None:
-        self.spec = spec
-        label = "exec:" + os.path.basename(spec.argv[0])
-        self.worker = ExecWorker(spec.argv, timeout=spec.timeout, name=label,
-                                 memory_mib=spec.memory_mib)
+    def __init__(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT,
+                 memory_mib: int | None = None, env: dict[str, str] | None = None,
+                 label: str | None = None,
+                 require: Callable[[Hello], str | None] | None = None) -> None:
+        self.argv = tuple(argv)
+        label = label or "exec:" + os.path.basename(self.argv[0])
+        self.worker = ExecWorker(self.argv, timeout=timeout, name=label,
+                                 memory_mib=memory_mib, env=env, require=require)
         self._ids = 0
 
     def start(self) -> Hello:
@@ -367,27 +451,42 @@ class ExecProcess:
         self.worker.close()
 
 
+def shows_of(mode: str, *, reasons: bool, text_only: bool) -> frozenset[str]:
+    """The views a decoder of ``mode`` shows, from the hello's flags alone."""
+    if mode == "validate":
+        return frozenset({"accept"})
+    if mode == "replace" and text_only:
+        return frozenset({"replace"})
+    shows = {"strict"} if mode == "strict" else {"replace", "spans", "strict"}
+    return frozenset(shows | ({"reason"} if reasons else set()))
+
+
 class ExecDecoder(Decoder):
-    """One mode of an ``exec:`` client (see the module docstring)."""
+    """One mode of an exec-protocol client (see the module docstring). Its
+    provenance is ``versions`` and what the hello's free text says."""
 
     out_of_process = True  # a round trip per call: the fuzz loop sends batches
 
-    def __init__(self, proc: ExecProcess, mode: str, hello: Hello) -> None:
+    def __init__(self, proc: ExecProcess, mode: str, *, name: str, profile: str = "unicode",
+                 policy: str = "maximal-subpart", reasons: bool, text_only: bool,
+                 versions: dict[str, str] | None = None) -> None:
         self.proc, self.mode, self.code = proc, mode, MODES[mode]
-        profile = proc.spec.profile
-        self.profile = profile or "unicode"
-        self.reasons = hello.reasons
-        name = hello.name or re.sub(r"[^A-Za-z0-9._-]+", "-",
-                                    os.path.basename(proc.spec.argv[0]))
-        self.name = f"exec:{name}:{mode}" + (f"@{profile}" if profile else "")
-        shows = {"strict"} if mode == "strict" else {"replace", "spans", "strict"}
-        self.shows = frozenset(shows | ({"reason"} if hello.reasons else set()))
-        self._versions = {"exec": shlex.join(proc.spec.argv)[:300], "protocol": str(VERSION)}
-        if hello.about:
-            self._versions["about"] = hello.about
+        self.name, self.profile, self.policy = name, profile, policy
+        self.reasons = reasons and mode != "validate"
+        self.text_only = text_only and mode == "replace"
+        self.shows = shows_of(mode, reasons=reasons, text_only=text_only)
+        self._versions = dict(versions or {})
 
     def versions(self) -> dict[str, str]:
-        return dict(self._versions)
+        """Never starts the process: the hello's part is there once it has run."""
+        hello = self.proc.worker.hello
+        # the caller's versions win over what the (untrusted) client says of itself
+        return {**(hello.info if hello is not None else {}), **self._versions}
+
+    def provenance(self) -> dict[str, str]:
+        if self.proc.worker.hello is None:  # not cached: the hello adds to it
+            return self.versions()
+        return super().provenance()
 
     def run(self, data: bytes) -> Outcome:
         return self.decode_many([data])[0]
@@ -397,23 +496,28 @@ class ExecDecoder(Decoder):
 
     def decode_many(self, inputs: Sequence[bytes]) -> list[Outcome]:
         """One outcome per input, in order; pipelined (see the module docstring)."""
-        prov = self.provenance()
         try:
             answers = self.proc.worker.request_many(self.proc.requests(self.code, inputs))
         except WorkerUnavailable as e:
             detail = safe.text(f"{self.name} cannot run: {e}", 300)
+            prov = self.provenance()
             return [Outcome.failure(len(d), "crash", detail, prov) for d in inputs]
+        prov = self.provenance()
         return [self._outcome(d, a, prov) for d, a in zip(inputs, answers, strict=True)]
 
     def _outcome(self, data: bytes, a: bytes | Failure, prov: dict[str, str]) -> Outcome:
         n = len(data)
         if isinstance(a, Failure):
             return Outcome.failure(n, a.status, safe.text(a.detail, 300), prov)
-        assert isinstance(a, Reply)  # every reply is parsed as it arrives (_take_checked)
+        assert isinstance(a, Reply)  # every reply is parsed as it arrives (ExecWorker._take)
         status, cps, spans, reason, msg = a.parsed
         if status == FAILED:
             return Outcome.failure(n, "crash", f"{self.name} failed: {safe.text(msg, 200)}",
                                    prov)
+        if self.code == MODE_VALIDATE:
+            return Outcome.partial(n, provenance=prov, accept=status == WELL_FORMED)
+        if self.text_only:  # no error records: the text is all it says
+            return Outcome.partial(n, provenance=prov, replace=cps)
         if not spans:  # accepted: the text is every text view
             if self.reasons:
                 return Outcome.partial(n, provenance=prov, strict=None, spans=(), replace=cps,
@@ -438,7 +542,7 @@ def load(spec: str) -> list[Decoder]:
     the process is started to read its hello. UnknownDecoder, one line, if it
     cannot be."""
     parsed = parse_spec(spec)
-    proc = ExecProcess(parsed)
+    proc = ExecProcess(parsed.argv, timeout=parsed.timeout, memory_mib=parsed.memory_mib)
     try:
         hello = proc.start()
     except WorkerUnavailable as e:
@@ -451,10 +555,58 @@ def load(spec: str) -> list[Decoder]:
             raise _unknown(f"decoder {safe.text(spec, 200)!r} offers "
                            f"{' and '.join(modes)} mode, not {parsed.mode}")
         modes = (parsed.mode,)
+    name = hello.name or re.sub(r"[^A-Za-z0-9._-]+", "-", os.path.basename(parsed.argv[0]))
+    versions = {"exec": shlex.join(parsed.argv)[:300], "protocol": str(VERSION)}
     decs: list[Decoder] = []
     for m in modes:
-        d = ExecDecoder(proc, m, hello)
+        d = ExecDecoder(proc, m, name=f"exec:{name}:{m}{parsed.claim}",
+                        profile=parsed.profile or "unicode",
+                        policy=parsed.policy or "maximal-subpart", reasons=hello.reasons,
+                        text_only=hello.text_only, versions=versions)
         # the spec that loads this decoder alone: a corpus entry names one decoder
         d.spec = spec if parsed.mode is not None else f"{spec}+mode={m}"
         decs.append(d)
     return decs
+
+
+# -- built-in peers ----------------------------------------------------------------------
+
+
+def peer(argv: Sequence[str], *, name: str, mode: str, profile: str = "unicode",
+         policy: str = "maximal-subpart", reasons: bool = False, text_only: bool = False,
+         versions: dict[str, str] | None = None, env: dict[str, str] | None = None,
+         timeout: float = DEFAULT_TIMEOUT, memory_mib: int | None = None) -> Decoder:
+    """A decoder named ``name`` that runs ``argv`` as an exec-protocol client in
+    ``mode`` (``strict``, ``replace`` or ``validate``), judged as ``profile`` and
+    ``policy``.
+
+    Nothing starts here: its ``shows`` follows from ``mode``, ``reasons`` and
+    ``text_only`` alone, and :meth:`~Decoder.versions` is ``versions`` until the
+    process has run (then the hello's free text is added: a JSON object's string
+    values under their keys, other text as ``about``; ``versions`` wins where both
+    name a key). The process starts on the
+    first input, and is its own (two peers never share one). Its hello must offer
+    ``mode``, and its flags 4 (reasons) and 16 (text only) must be exactly
+    ``reasons`` and ``text_only``; otherwise every outcome is a ``crash`` saying
+    so in one line, and the process is not started again. ValueError for an
+    unknown mode, profile or policy (the caller's mistake, not the client's)."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}")
+    get_profile(profile)
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; policies are {', '.join(POLICIES)}")
+
+    def require(hello: Hello) -> str | None:
+        said = []
+        if mode not in hello.modes:
+            said.append(f"offers {' and '.join(hello.modes)} mode, not {mode}")
+        for flag, want, what in ((FLAG_REASONS, reasons, "reasons (flag 4)"),
+                                 (FLAG_TEXT_ONLY, text_only, "text only (flag 16)")):
+            if bool(hello.flags & flag) != want:
+                said.append(("does not say " if want else "says ") + what)
+        return f"its hello {'; '.join(said)}" if said else None
+
+    proc = ExecProcess(argv, timeout=timeout, memory_mib=memory_mib, env=env, label=name,
+                       require=require)
+    return ExecDecoder(proc, mode, name=name, profile=profile, policy=policy, reasons=reasons,
+                       text_only=text_only, versions=versions)

@@ -1,39 +1,78 @@
-"""A user's own decoder: ``--decoder module:attr[@profile][+option...]`` and the
-entry-point group ``utf8fuzz.decoders``.
+"""A user's own decoder: ``--decoder SPEC`` and the entry-point group ``utf8fuzz.decoders``.
 
-What can be plugged in (the object ``module:attr`` names):
+The spec, every part of it said in words, never guessed from what the decoder
+returns::
 
-* a plain callable ``bytes -> str`` that raises :class:`UnicodeDecodeError` on
-  ill-formed input, CPython codec style. Its outcome shows ``strict`` (the
-  exception's ``start``/``end``); when it returns text there was nothing to
-  replace, so the text is also its ``replace``/``ignore``/``escape`` view.
-* a richer callable returning ``(text, spans)``: the text with one U+FFFD per
-  error and every error's ``(start, end)``; it shows replace, spans and strict.
-* a callable returning an :class:`~utf8fuzz.outcome.Outcome` (tokens, anything).
-* a :class:`~utf8fuzz.decoders.base.Decoder` subclass or instance.
-* ``codec:NAME``: a codec registered with Python's ``codecs``; a recording error
-  handler gives its spans and replace output.
+    module:attr[@profile[/policy]][+SHAPE][+MODE...][+inprocess][+timeout=S][+memory=MiB]
 
-The claimed profile is ``unicode`` unless ``@profile`` says otherwise (or the
-object has a ``utf8fuzz_profile`` attribute, or is a Decoder).
+``module:attr`` names the object (``attr`` may be dotted; ``codec:NAME`` is a codec
+registered with Python's :mod:`codecs`). ``@profile/policy`` is its claim
+(:mod:`.claim`): it is judged against ``ref:<profile>:<policy>``; default
+``unicode`` (or the object's ``utf8fuzz_profile`` attribute) and
+``maximal-subpart``. The ``+`` words come in any order.
 
-Isolation. A user's decoder runs in a worker process by default
-(:mod:`._subprocess`), so one that segfaults, calls ``os._exit`` or loops
+SHAPE, at most one; the view each shows is the one it is judged at:
+
+==============  =================================================  ==================
+(none)          ``f(data) -> str``, raising UnicodeDecodeError      strict; on input
+                (the CPython strict style)                          it accepts also
+                                                                    replace, ignore,
+                                                                    escape, spans
+``codec``       ``f(data, errors) -> str`` or ``(str, consumed)``   per mode, below
+                (a codec's decode function), once per error mode
+``text``        ``f(data) -> str``, a replacing decoder; a U+FFFD   replace
+                in its output is a replacement, never acceptance
+``validator``   ``f(data) -> bool`` (or 0/1): well-formed or not    accept
+``spans``       ``f(data) -> (str, [(start, end), ...])``: the      replace, spans,
+                text with one U+FFFD per error, and every error     strict
+``outcome``     ``f(data) -> Outcome``                              what it shows
+==============  =================================================  ==================
+
+A return of another type is a ``crash`` outcome whose detail names the shape to
+declare. A :class:`~utf8fuzz.decoders.base.Decoder` subclass or instance, and
+``codec:NAME`` (a recording error handler gives its spans and replace output),
+are shapes of their own and take no SHAPE word, except that ``codec:NAME+codec``
+runs the codec's decode function in error modes like any ``codec`` shape. A claim
+overrides a Decoder's own profile and policy.
+
+MODE words, only with ``codec``: ``strict``, ``replace``, ``ignore``,
+``surrogateescape``. None given: every one the function accepts; a mode it
+rejects with LookupError or TypeError when called once on ``FF`` at load is left
+out, and a note says so (one line on stderr for ``--decoder``; an unavailable
+decoder in ``utf8fuzz decoders`` for an entry point). A mode named but rejected
+is an error. Each mode is a decoder of its own, named ``plugin:TARGET:MODE`` and
+the claim as written (``plugin:mypkg.codec:decode:replace@unicode/per-byte``),
+showing: ``strict`` -> strict (and its text as replace/ignore/escape on input it
+accepts), ``replace`` -> replace, ``ignore`` -> ignore, ``surrogateescape`` ->
+escape. Every other shape is ``plugin:TARGET`` and the claim as written. A
+decoder's ``spec`` loads exactly that decoder again (a codec mode's names its
+one mode), which is what a corpus entry records.
+
+Options. A user's decoder runs in a worker process by default
+(:mod:`._subprocess`), one per spec, serving every mode of a ``codec`` (a mode
+byte leads each request), so one that segfaults, calls ``os._exit`` or loops
 forever gives a ``crash`` or ``timeout`` outcome and a fresh worker, never a dead
 or hung harness; one that allocates without bound a ``crash`` whose feature is
-``oom``. Options after ``+``: ``inprocess`` (faster; an exception is still a crash
-outcome, but a hang or a dead process takes the harness with it),
-``timeout=SECONDS`` per call (default 10, or ``$UTF8FUZZ_DECODER_TIMEOUT``) and
-``memory=MiB``, the worker's address-space limit (default 2048, or
-``$UTF8FUZZ_WORKER_MEMORY``; 0: none; not with ``inprocess``, which has no worker).
-:meth:`IsolatedDecoder.decode_many` pipelines a whole batch to the worker.
+``oom``. ``inprocess``: no worker (faster; an exception is still a crash outcome,
+but a hang or a dead process takes the harness with it). ``timeout=SECONDS`` per
+call (default 10, or ``$UTF8FUZZ_DECODER_TIMEOUT``). ``memory=MiB``: the worker's
+address-space limit (default 2048, or ``$UTF8FUZZ_WORKER_MEMORY``; 0: none; not
+with ``inprocess``). :meth:`IsolatedDecoder.decode_many` pipelines a batch.
 
-Entry points. An installed package declares::
+An unknown shape, mode, option, profile or policy is an
+:class:`~utf8fuzz.decoders.UnknownDecoder`: one line (the CLI exits 2).
+
+Entry points. Entry-point values must be ``module:attr``, so the claim goes in the
+NAME (anything without ``=``)::
 
     [project.entry-points."utf8fuzz.decoders"]
-    mydecoder = "mypkg.codec:decode"
+    "mydecoder@unicode/per-byte+validator" = "mypkg.mod:valid"
+    "mycodec+codec+replace" = "mypkg.mod:decode"
 
-and ``utf8fuzz decoders`` lists it as ``plugin:mydecoder``.
+gives ``plugin:mydecoder`` (a validator claiming unicode/per-byte) and
+``plugin:mycodec:replace``. Options (``+inprocess``, ``+timeout=``,
+``+memory=``) are for the command line only. An entry point that cannot be
+loaded, or whose name is a bad spec, is listed unavailable with the reason.
 """
 
 from __future__ import annotations
@@ -43,10 +82,12 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
+from utf8fuzz import safe
 from utf8fuzz.decoders._subprocess import (
     Failure,
     Worker,
@@ -55,12 +96,25 @@ from utf8fuzz.decoders._subprocess import (
     memory_limit_mib,
 )
 from utf8fuzz.decoders.base import Decoder, Unavailable
+from utf8fuzz.decoders.claim import Claim, parse_claim
 from utf8fuzz.outcome import Outcome
-from utf8fuzz.profiles import get_profile
 
 GROUP = "utf8fuzz.decoders"
 DEFAULT_TIMEOUT = float(os.environ.get("UTF8FUZZ_DECODER_TIMEOUT", "10"))
 REPLACE_HANDLER = "utf8fuzz.record-replace"
+
+#: The SHAPE words (see the module docstring); no word is the plain strict shape.
+SHAPES: tuple[str, ...] = ("codec", "text", "validator", "spans", "outcome")
+#: The MODE words of the codec shape, and the view each mode's decoder shows.
+MODE_VIEW: dict[str, str] = {"strict": "strict", "replace": "replace", "ignore": "ignore",
+                             "surrogateescape": "escape"}
+MODES: tuple[str, ...] = tuple(MODE_VIEW)
+OPTIONS: tuple[str, ...] = ("inprocess", "timeout", "memory")
+#: What a codec is called on at load, in each mode, to see which it accepts: CPython
+#: looks an error handler up only when there is an error to handle.
+PROBE = b"\xff"
+#: The request's first byte for a decoder that has no modes.
+NO_MODE = 0xFF
 
 
 def _unknown(msg: str) -> Exception:
@@ -69,42 +123,93 @@ def _unknown(msg: str) -> Exception:
     return UnknownDecoder(msg)
 
 
-# -- parsing and loading --------------------------------------------------------------
+# -- the spec -------------------------------------------------------------------------
 
 
-def parse_spec(spec: str) -> tuple[str, str | None, dict[str, str]]:
-    """``"m:f@corrected+timeout=2"`` -> ``("m:f", "corrected", {"timeout": "2"})``."""
-    target, *opts = spec.split("+")
-    target, _, profile = target.partition("@")
-    options: dict[str, str] = {}
-    for o in opts:
-        k, _, v = o.partition("=")
-        if k not in ("inprocess", "timeout", "memory") or (k != "inprocess" and not v):
-            raise _unknown(f"bad decoder option {o!r} in {spec!r}: "
-                           "use +inprocess, +timeout=S or +memory=MiB")
-        options[k] = v
-    if "timeout" in options:
-        try:
-            if float(options["timeout"]) <= 0:
-                raise ValueError
-        except ValueError:
-            raise _unknown(f"bad timeout in {spec!r}: a positive number of seconds") from None
-    if "memory" in options:
-        if "inprocess" in options:
-            raise _unknown(f"bad {spec!r}: +memory limits a worker, and +inprocess has none")
-        try:
-            memory_limit_mib(options["memory"])
-        except ValueError as e:
-            raise _unknown(f"{e} in {spec!r}") from None
+@dataclass(frozen=True)
+class Spec:
+    """A parsed spec (see the module docstring)."""
+
+    text: str
+    target: str
+    claim: Claim
+    shape: str | None
+    modes: tuple[str, ...]  # only with the codec shape; () is every mode it accepts
+    inprocess: bool
+    timeout: float
+    memory_mib: int | None
+
+    def name(self, base: str, mode: str | None) -> str:
+        """The decoder's name: ``base``, ``:MODE`` for a codec mode, the claim."""
+        return base + (f":{mode}" if mode else "") + str(self.claim)
+
+    def for_mode(self, mode: str) -> str:
+        """The spec that loads this spec's decoder of ``mode`` alone."""
+        head, *words = self.text.split("+")
+        words = [w for w in words if w not in MODE_VIEW]
+        words.insert(words.index("codec") + 1, mode)
+        return "+".join([head, *words])
+
+
+def parse_spec(spec: str, *, options: bool = True) -> Spec:
+    """``"m:f@unicode/per-byte+codec+replace+timeout=2"`` as a :class:`Spec`;
+    UnknownDecoder, one line, for anything unknown or malformed. ``options=False``
+    (an entry point's name): no ``+inprocess``, ``+timeout=``, ``+memory=``."""
+    shown = safe.text(spec, 200)
+    head, *words = spec.split("+")
+    target, at, claim_text = head.partition("@")
     mod, _, attr = target.partition(":")
     if not mod or not attr:
-        raise _unknown(f"bad decoder {spec!r}: expected module:attr[@profile]")
-    if profile:
+        raise _unknown(f"bad decoder {shown!r}: expected module:attr[@profile[/policy]]")
+    if at and not claim_text:
+        raise _unknown(f"bad decoder {shown!r}: a profile must follow '@'")
+    try:
+        claim = parse_claim(claim_text, spec)
+    except ValueError as e:
+        raise _unknown(str(e)) from None
+    shape: str | None = None
+    modes: list[str] = []
+    opts: dict[str, str] = {}
+    for w in words:
+        key, eq, value = w.partition("=")
+        if w in SHAPES:
+            if shape is not None:
+                raise _unknown(f"bad decoder {shown!r}: two shapes, +{shape} and +{w}")
+            shape = w
+        elif w in MODE_VIEW:
+            if w in modes:
+                raise _unknown(f"bad decoder {shown!r}: mode +{w} given twice")
+            modes.append(w)
+        elif key in OPTIONS and (eq != "") == (key != "inprocess") and (value or not eq):
+            if not options:
+                raise _unknown(f"bad entry point {shown!r}: +{safe.text(key, 40)} is an "
+                               "option of the command line only")
+            opts[key] = value
+        else:
+            raise _unknown(
+                f"bad decoder option +{safe.text(w, 60)} in {shown!r}: shapes are "
+                f"{', '.join(SHAPES)}; modes (with +codec) {', '.join(MODES)}; "
+                "options inprocess, timeout=S, memory=MiB")
+    if modes and shape != "codec":
+        raise _unknown(f"bad decoder {shown!r}: error modes (+{modes[0]}) are for the codec "
+                       f"shape: +codec+{modes[0]}")
+    timeout = DEFAULT_TIMEOUT
+    if "timeout" in opts:
         try:
-            get_profile(profile)
+            timeout = float(opts["timeout"])
+            if not timeout > 0 or timeout == float("inf"):
+                raise ValueError
+        except ValueError:
+            raise _unknown(f"bad timeout in {shown!r}: a positive number of seconds") from None
+    memory: int | None = None
+    if "memory" in opts:
+        if "inprocess" in opts:
+            raise _unknown(f"bad {shown!r}: +memory limits a worker, and +inprocess has none")
+        try:
+            memory = memory_limit_mib(opts["memory"])
         except ValueError as e:
-            raise _unknown(str(e)) from None
-    return target, profile or None, options
+            raise _unknown(f"{safe.text(e, 200)} in {shown!r}") from None
+    return Spec(spec, target, claim, shape, tuple(modes), "inprocess" in opts, timeout, memory)
 
 
 def load_object(target: str) -> Any:
@@ -114,57 +219,169 @@ def load_object(target: str) -> Any:
         try:
             return codecs.lookup(attr)
         except LookupError:
-            raise _unknown(f"no codec named {attr!r} is registered") from None
+            raise _unknown(f"no codec named {safe.text(attr, 100)!r} is registered") from None
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())  # as `python -m` would: the user's own modules
+    shown = safe.text(mod, 200)
     try:
         obj: Any = importlib.import_module(mod)
     except ImportError as e:
-        raise _unknown(f"cannot import {mod!r} for decoder {target!r}: {e}") from None
+        raise _unknown(f"cannot import {shown!r} for decoder {safe.text(target, 200)!r}: "
+                       f"{safe.text(e, 300)}") from None
     except Exception as e:
-        raise _unknown(f"importing {mod!r} failed: {type(e).__name__}: {e}") from None
+        raise _unknown(f"importing {shown!r} failed: {type(e).__name__}: "
+                       f"{safe.text(e, 300)}") from None
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
         except AttributeError:
-            raise _unknown(f"module {mod!r} has no attribute {attr!r}") from None
+            raise _unknown(f"module {shown!r} has no attribute {safe.text(attr, 100)!r}") \
+                from None
     return obj
 
 
-def wrap(obj: Any, name: str, profile: str | None) -> Decoder:
-    """A Decoder for any of the pluggable shapes (see the module docstring)."""
+# -- building the decoders of a spec ------------------------------------------------
+
+
+@dataclass
+class Built:
+    """The in-process decoders of one spec, each with its request byte (its mode's
+    index in :data:`MODES`, or :data:`NO_MODE`), and the modes left out, with why."""
+
+    decoders: list[tuple[int, Decoder]]
+    left_out: list[tuple[str, str]]
+
+
+def build(obj: Any, spec: Spec, base: str, *, probe: bool = True) -> Built:
+    """The decoders ``spec`` makes of ``obj`` (in this process), named from ``base``
+    (``plugin:TARGET``). ``probe``: call a codec in each mode to see which it accepts
+    (off where a worker does it instead)."""
+    shown = safe.text(spec.text, 200)
+    claim = spec.claim
     if isinstance(obj, type) and issubclass(obj, Decoder):
         obj = obj()
     if isinstance(obj, Decoder):
-        if profile:
-            obj.profile = profile
+        if spec.shape is not None:
+            raise _unknown(f"bad decoder {shown!r}: a Decoder is its own shape; "
+                           f"+{spec.shape} is for a function")
+        if claim.profile:
+            obj.profile = claim.profile
+        if claim.policy:
+            obj.policy = claim.policy
         if not obj.name:
-            obj.name = name
-        return obj
+            obj.name = spec.name(base, None)
+        return Built([(NO_MODE, obj)], [])
+    profile = claim.profile or "unicode"
+    policy = claim.policy or "maximal-subpart"
     if isinstance(obj, codecs.CodecInfo):
-        return CodecDecoder(obj, name, profile or "unicode")
-    if callable(obj):
-        if not profile:
-            profile = getattr(obj, "utf8fuzz_profile", "unicode")
-        return CallableDecoder(obj, name, profile)
-    raise _unknown(f"{name}: {type(obj).__name__} is not callable, a Decoder or a codec")
+        if spec.shape not in (None, "codec"):
+            raise _unknown(f"bad decoder {shown!r}: a registered codec takes no "
+                           f"+{spec.shape}; +codec runs it in error modes")
+        if spec.shape is None:
+            return Built([(NO_MODE, CodecDecoder(obj, spec.name(base, None), profile,
+                                                 policy))], [])
+        fn: Any = obj.decode
+        versions = {"codec": obj.name, "python": sys.version.split()[0]}
+    elif callable(obj):
+        fn = obj
+        profile = claim.profile or str(getattr(obj, "utf8fuzz_profile", "unicode"))
+        versions = _versions_of(obj, spec.target)
+    else:
+        raise _unknown(f"{safe.text(base, 200)}: {type(obj).__name__} is not callable, "
+                       "a Decoder or a codec")
+    if spec.shape != "codec":
+        kind = _SHAPE_CLASSES[spec.shape]
+        return Built([(NO_MODE, kind(fn, spec.name(base, None), profile, policy, versions))],
+                     [])
+    modes, left_out = list(spec.modes or MODES), []
+    if probe:
+        rejected = {m: why for m in modes if (why := _rejects(fn, m)) is not None}
+        for m, why in rejected.items():
+            if spec.modes:
+                raise _unknown(f"decoder {shown!r}: the function rejects errors={m!r}: {why}")
+            left_out.append((m, why))
+        modes = [m for m in modes if m not in rejected]
+        if not modes:
+            raise _unknown(f"decoder {shown!r}: the function accepts none of the error "
+                           f"modes {', '.join(MODES)}: {left_out[0][1]}")
+    return Built([(MODES.index(m), CodecModeDecoder(fn, spec.name(base, m), profile, policy,
+                                                    versions, m)) for m in modes], left_out)
 
 
-def _inprocess(target: str, profile: str | None) -> Decoder:
-    name = "plugin:" + target + (f"@{profile}" if profile else "")
-    return wrap(load_object(target), name, profile)
+def _rejects(fn: Callable[..., Any], mode: str) -> str | None:
+    """Why ``fn`` does not take ``errors=mode`` (None: it does), from one call."""
+    try:
+        fn(PROBE, mode)
+    except (LookupError, TypeError) as e:
+        return safe.text(f"{type(e).__name__}: {e}", 300)
+    except Exception:
+        return None  # any other answer is the decoder's own, judged in the run
+    return None
+
+
+def _load_inprocess(spec: Spec, base: str, *, probe: bool = True) -> Built:
+    return build(load_object(spec.target), spec, base, probe=probe)
+
+
+def load_all(spec: str) -> list[Decoder]:
+    """Every decoder a user named on the command line: one, or one per codec mode
+    (isolated unless ``+inprocess``). A mode left out is noted on stderr."""
+    parsed = parse_spec(spec)
+    base = "plugin:" + parsed.target
+    if parsed.inprocess:
+        built = _load_inprocess(parsed, base)
+        decs = [d for _, d in built.decoders]
+    else:
+        # described here, probed in the worker: the user's code runs isolated
+        described = _load_inprocess(parsed, base, probe=False)
+        worker = PluginWorker(parsed.text, base, timeout=parsed.timeout,
+                              memory_mib=parsed.memory_mib)
+        modes: list[str] = []
+        left: list[tuple[str, str]] = []
+        if parsed.shape == "codec":  # other shapes start their worker when first used
+            try:
+                modes, left = worker.probe()
+            except WorkerUnavailable as e:
+                worker.close()
+                raise _unknown(f"decoder {safe.text(spec, 200)!r}: {safe.text(e, 300)}") \
+                    from None
+        if parsed.shape == "codec" and not modes:
+            worker.close()
+            raise _unknown(f"decoder {safe.text(spec, 200)!r}: the function accepts none of "
+                           f"the error modes {', '.join(MODES)}: {left[0][1]}")
+        if parsed.modes and left:
+            worker.close()
+            m, why = left[0]
+            raise _unknown(f"decoder {safe.text(spec, 200)!r}: the function rejects "
+                           f"errors={m!r}: {why}")
+        built = Built([(i, d) for i, d in described.decoders
+                       if i == NO_MODE or MODES[i] in modes], left)
+        decs = [IsolatedDecoder(parsed.text, None, d, worker=worker, mode=i)
+                for i, d in built.decoders]
+    for d in decs:
+        d.spec = spec if parsed.shape != "codec" else parsed.for_mode(_mode_of(d))
+    for m, why in built.left_out:
+        print(f"utf8fuzz: note: {safe.text(parsed.name(base, m), 300)} left out: the "
+              f"function rejects errors={m!r}: {safe.text(why, 300)}", file=sys.stderr)
+    return decs
 
 
 def load(spec: str) -> Decoder:
-    """The decoder a user named on the command line (isolated unless +inprocess)."""
-    target, profile, options = parse_spec(spec)
-    dec = _inprocess(target, profile)
-    if "inprocess" not in options:
-        timeout = float(options.get("timeout") or DEFAULT_TIMEOUT)
-        memory = memory_limit_mib(options["memory"]) if "memory" in options else None
-        dec = IsolatedDecoder(target, profile, dec, timeout=timeout, memory_mib=memory)
-    dec.spec = spec
-    return dec
+    """The one decoder ``spec`` names (UnknownDecoder if it names several: a codec
+    without a mode; :func:`load_all` gives them all)."""
+    decs = load_all(spec)
+    if len(decs) != 1:
+        for d in decs:
+            d.close()
+        raise _unknown(f"decoder {safe.text(spec, 200)!r} names {len(decs)} decoders, one "
+                       "per error mode; name one mode (+codec+replace)")
+    return decs[0]
+
+
+def _mode_of(d: Decoder) -> str:
+    inner = d.inner if isinstance(d, IsolatedDecoder) else d
+    assert isinstance(inner, CodecModeDecoder)
+    return inner.mode
 
 
 # -- in-process shapes ----------------------------------------------------------------
@@ -185,17 +402,44 @@ def _versions_of(obj: Any, target: str) -> dict[str, str]:
     return v
 
 
-class CallableDecoder(Decoder):
-    """A callable ``bytes -> str | (str, spans) | Outcome``."""
+_DECLARE = ("declare the shape it has: +text for str, +spans for (str, spans), "
+            "+outcome for an Outcome, +validator for a bool, +codec for f(data, errors)")
 
-    shows = frozenset({"strict"})
 
-    def __init__(self, fn: Any, name: str, profile: str) -> None:
-        self.fn, self.name, self.profile = fn, name, profile
-        self._versions = _versions_of(fn, name.removeprefix("plugin:"))
+def _wrong(r: Any, shape: str, expected: str) -> TypeError:
+    return TypeError(f"the {shape} shape returns {expected}, this returned "
+                     f"{type(r).__name__}; {_DECLARE}")
+
+
+class _Function(Decoder):
+    """A function of one shape (the subclasses)."""
+
+    def __init__(self, fn: Any, name: str, profile: str, policy: str,
+                 versions: dict[str, str]) -> None:
+        self.fn, self.name, self.profile, self.policy = fn, name, profile, policy
+        self._versions = versions
 
     def versions(self) -> dict[str, str]:
         return dict(self._versions)
+
+
+def _accepted(n: int, text: str) -> Outcome:
+    """A strict decoder's outcome on input it accepted: nothing was replaced, so
+    its text is also its replace, ignore and escape views."""
+    cps = tuple(map(ord, text))
+    return Outcome.partial(n, strict=None, spans=(), replace=cps, ignore=cps, escape=cps)
+
+
+def _span(s: int, e: int, n: int) -> tuple[int, int]:
+    if not (isinstance(s, int) and isinstance(e, int) and 0 <= s < e <= n):
+        raise ValueError(f"plug-in reported error span ({s!r}, {e!r}) outside 0..{n}")
+    return s, e
+
+
+class StrictFunction(_Function):
+    """No shape word: ``bytes -> str`` raising UnicodeDecodeError."""
+
+    shows = frozenset({"strict"})
 
     def run(self, data: bytes) -> Outcome:
         n = len(data)
@@ -203,29 +447,102 @@ class CallableDecoder(Decoder):
             r = self.fn(data)
         except UnicodeDecodeError as e:
             return Outcome.partial(n, strict=_span(e.start, e.end, n))
-        if isinstance(r, Outcome):
-            if r.length != n:
-                raise ValueError(f"plug-in outcome covers {r.length} bytes, input has {n}")
+        if type(r) is not str:
+            raise _wrong(r, "plain", "str or raises UnicodeDecodeError")
+        return _accepted(n, r)
+
+
+class TextFunction(_Function):
+    """``+text``: a replacing ``bytes -> str``; its output is its replace view."""
+
+    shows = frozenset({"replace"})
+
+    def run(self, data: bytes) -> Outcome:
+        r = self.fn(data)
+        if type(r) is not str:
+            raise _wrong(r, "text", "str")
+        return Outcome.partial(len(data), replace=r)
+
+
+class ValidatorFunction(_Function):
+    """``+validator``: ``bytes -> bool``; its answer is its accept view."""
+
+    shows = frozenset({"accept"})
+
+    def run(self, data: bytes) -> Outcome:
+        r = self.fn(data)
+        # 0/1 too: validators reached through ctypes or C bindings return an int
+        if type(r) is not bool and not (type(r) is int and r in (0, 1)):
+            raise _wrong(r, "validator", "bool")
+        return Outcome.partial(len(data), accept=bool(r))
+
+
+class SpansFunction(_Function):
+    """``+spans``: ``bytes -> (text, [(start, end), ...])``."""
+
+    shows = frozenset({"replace", "spans", "strict"})
+
+    def run(self, data: bytes) -> Outcome:
+        n = len(data)
+        r = self.fn(data)
+        if not (isinstance(r, tuple) and len(r) == 2 and type(r[0]) is str):
+            raise _wrong(r, "spans", "(str, spans)")
+        spans = tuple(_span(s, e, n) for s, e in r[1])
+        return Outcome.partial(n, replace=r[0], spans=spans, strict=spans[0] if spans else None)
+
+
+class OutcomeFunction(_Function):
+    """``+outcome``: ``bytes -> Outcome``, as it is."""
+
+    shows = frozenset({"strict"})
+
+    def run(self, data: bytes) -> Outcome:
+        r = self.fn(data)
+        if not isinstance(r, Outcome):
+            raise _wrong(r, "outcome", "an Outcome")
+        if r.length != len(data):
+            raise ValueError(f"plug-in outcome covers {r.length} bytes, input has {len(data)}")
+        return r
+
+
+_SHAPE_CLASSES: dict[str | None, type[_Function]] = {
+    None: StrictFunction, "text": TextFunction, "validator": ValidatorFunction,
+    "spans": SpansFunction, "outcome": OutcomeFunction,
+}
+
+
+class CodecModeDecoder(_Function):
+    """``+codec``: ``f(data, errors)`` in one error mode (see the module docstring)."""
+
+    def __init__(self, fn: Any, name: str, profile: str, policy: str,
+                 versions: dict[str, str], mode: str) -> None:
+        super().__init__(fn, name, profile, policy, {**versions, "errors": mode})
+        self.mode, self.view = mode, MODE_VIEW[mode]
+        self.shows = frozenset({self.view})
+
+    def run(self, data: bytes) -> Outcome:
+        n = len(data)
+        if self.mode == "strict":
+            try:
+                r = self.fn(data, "strict")
+            except UnicodeDecodeError as e:
+                return Outcome.partial(n, strict=_span(e.start, e.end, n))
+            return _accepted(n, self._text(r, n))
+        # an exception, UnicodeDecodeError too, is a crash: this mode must not raise
+        text = self._text(self.fn(data, self.mode), n)
+        views: dict[str, Any] = {self.view: text}
+        return Outcome.partial(n, **views)
+
+    def _text(self, r: Any, n: int) -> str:
+        if type(r) is str:
             return r
-        if isinstance(r, str):
-            cps = tuple(map(ord, r))
-            return Outcome.partial(
-                n, strict=None, spans=(), replace=cps, ignore=cps, escape=cps
-            )
-        if isinstance(r, tuple) and len(r) == 2 and isinstance(r[0], str):
-            spans = tuple(_span(s, e, n) for s, e in r[1])
-            return Outcome.partial(
-                n, replace=tuple(map(ord, r[0])), spans=spans,
-                strict=spans[0] if spans else None,
-            )
-        raise TypeError(f"plug-in returned {type(r).__name__}; expected str, "
-                        "(str, spans) or Outcome")
-
-
-def _span(s: int, e: int, n: int) -> tuple[int, int]:
-    if not (isinstance(s, int) and isinstance(e, int) and 0 <= s < e <= n):
-        raise ValueError(f"plug-in reported error span ({s!r}, {e!r}) outside 0..{n}")
-    return s, e
+        if isinstance(r, tuple) and len(r) == 2 and type(r[0]) is str and type(r[1]) is int:
+            if r[1] != n:
+                # codecs.utf_8_decode without final=True holds back an incomplete tail
+                raise ValueError(f"the codec consumed {r[1]} of {n} bytes; a codec shape "
+                                 "must decode all its input (final=True)")
+            return r[0]
+        raise _wrong(r, "codec", "str or (str, consumed)")
 
 
 class CodecDecoder(Decoder):
@@ -235,8 +552,9 @@ class CodecDecoder(Decoder):
 
     shows = frozenset({"strict", "spans", "replace"})
 
-    def __init__(self, info: codecs.CodecInfo, name: str, profile: str) -> None:
-        self.info, self.name, self.profile = info, name, profile
+    def __init__(self, info: codecs.CodecInfo, name: str, profile: str,
+                 policy: str = "maximal-subpart") -> None:
+        self.info, self.name, self.profile, self.policy = info, name, profile, policy
 
     def versions(self) -> dict[str, str]:
         return {"codec": self.info.name, "python": sys.version.split()[0]}
@@ -266,23 +584,48 @@ codecs.register_error(REPLACE_HANDLER, _record_replace)
 # -- isolation --------------------------------------------------------------------------
 
 
+class PluginWorker(Worker):
+    """The one worker process of a spec, shared by its decoders (one per codec
+    mode). Its ready frame says which modes the function accepts."""
+
+    def __init__(self, spec: str, base: str, *, timeout: float = DEFAULT_TIMEOUT,
+                 memory_mib: int | None = None) -> None:
+        argv = [sys.executable, "-c", "from utf8fuzz.decoders.plugin import worker_main; "
+                "worker_main()", spec, base, json.dumps(sys.path)]
+        super().__init__(argv, timeout=timeout, name=f"{base} worker",
+                         on_ready=_check_ready, memory_mib=memory_mib)
+
+    def probe(self) -> tuple[list[str], list[tuple[str, str]]]:
+        """The codec modes the function accepts, and those it rejects with why."""
+        info = json.loads(self.start())
+        return list(info["modes"]), [(str(m), str(w)) for m, w in info["left_out"]]
+
+
 class IsolatedDecoder(Decoder):
     """A plug-in decoding in a worker process (see the module docstring)."""
 
     out_of_process = True  # a round trip per call: the fuzz loop sends batches
 
-    def __init__(self, target: str, profile: str | None, described: Decoder,
-                 *, timeout: float = DEFAULT_TIMEOUT, name: str | None = None,
-                 memory_mib: int | None = None) -> None:
-        self.target, self.claim = target, profile
+    def __init__(self, spec: str, profile: str | None, described: Decoder, *,
+                 timeout: float = DEFAULT_TIMEOUT, name: str | None = None,
+                 memory_mib: int | None = None, worker: PluginWorker | None = None,
+                 mode: int = NO_MODE) -> None:
+        """``spec``: what the worker loads (``module:attr`` and any claim and shape
+        words); ``profile``: a claimed profile, when ``spec`` has none; ``described``:
+        the same decoder in this process, for its attributes; ``worker``: the spec's
+        worker when its decoders share one; ``mode``: the request byte that selects
+        this decoder in the worker."""
+        if profile and "@" not in spec.split("+", 1)[0]:
+            head, plus, words = spec.partition("+")
+            spec = f"{head}@{profile}{plus}{words}"
         self.name = name or described.name
+        if worker is None:
+            worker = PluginWorker(spec, self.name, timeout=timeout, memory_mib=memory_mib)
+        self.inner, self.worker, self.mode = described, worker, mode
+        self.spec = described.spec
         self.profile, self.policy = described.profile, described.policy
         self.shows, self.incremental = described.shows, described.incremental
         self._versions = {**described.versions(), "isolated": "worker process"}
-        argv = [sys.executable, "-c", "from utf8fuzz.decoders.plugin import worker_main; "
-                "worker_main()", target, profile or "", json.dumps(sys.path)]
-        self.worker = Worker(argv, timeout=timeout, name=f"{self.name} worker",
-                             on_ready=_check_ready, memory_mib=memory_mib)
 
     def versions(self) -> dict[str, str]:
         return dict(self._versions)
@@ -294,8 +637,9 @@ class IsolatedDecoder(Decoder):
         return self.decode_many([data])[0]
 
     def decode_many(self, inputs: Sequence[bytes]) -> list[Outcome]:
+        head = bytes([self.mode])
         try:
-            answers = self.worker.request_many(list(inputs))
+            answers = self.worker.request_many([head + d for d in inputs])
         except WorkerUnavailable as e:
             return [Outcome.failure(len(d), "crash", str(e), self.versions()) for d in inputs]
         return [self._outcome(d, a) for d, a in zip(inputs, answers, strict=True)]
@@ -310,55 +654,93 @@ class IsolatedDecoder(Decoder):
         return out
 
     def close(self) -> None:
-        self.worker.close()
+        self.worker.close()  # shared by a codec's modes: the next use restarts it
 
 
 def _check_ready(ready: bytes) -> None:
     info = json.loads(ready)
     if not info.get("ok"):
-        raise WorkerUnavailable(f"the worker cannot load the plug-in: {info.get('error')}")
+        raise WorkerUnavailable(f"the worker cannot load the plug-in: "
+                                f"{safe.text(info.get('error'), 300)}")
 
 
 def worker_main() -> None:
-    """The worker: load the plug-in, say ready, answer frames until stdin ends."""
-    target, profile, path = sys.argv[1], sys.argv[2] or None, json.loads(sys.argv[3])
+    """The worker: load the spec's decoders, say ready (with the codec modes the
+    function accepts), answer frames (a mode byte, then the input) until stdin ends."""
+    spec, base, path = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     sys.path[:] = path
     out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)  # whatever the plug-in prints must not corrupt the protocol
     sys.stdout = sys.stderr
     inp = sys.stdin.buffer
     try:
-        dec = _inprocess(target, profile)
+        built = _load_inprocess(parse_spec(spec, options=True), base)
     except Exception as e:
         out.write(frame(json.dumps({"ok": False, "error": str(e)}).encode()))
         return
-    out.write(frame(json.dumps({"ok": True, "name": dec.name}).encode()))
+    by_mode = dict(built.decoders)
+    modes = [MODES[i] for i in by_mode if i != NO_MODE]
+    out.write(frame(json.dumps({"ok": True, "modes": modes,
+                                "left_out": built.left_out}).encode()))
     while True:
         head = inp.read(4)
         if len(head) < 4:
             return
         n = int.from_bytes(head, "little")
-        data = inp.read(n)
-        o = dec.decode(data)
+        req = inp.read(n)
+        data = req[1:]
+        dec = by_mode.get(req[0]) if req else None
+        if dec is None:
+            o = Outcome.failure(len(data), "crash", "the worker has no decoder for this mode")
+        else:
+            o = dec.decode(data)
         if o.status == "crash" and (o.detail or "").startswith("MemoryError"):
             # its own feature, as the parent names a worker that died of it
-            o = Outcome.failure(n, "crash", f"oom: the plug-in ran out of memory; {o.detail}",
-                                o.provenance)
+            o = Outcome.failure(len(data), "crash",
+                                f"oom: the plug-in ran out of memory; {o.detail}", o.provenance)
         out.write(frame(json.dumps(o.to_json()).encode()))
 
 
 # -- entry points ---------------------------------------------------------------------
 
 
+def entry_spec(ep_name: str, ep_value: str) -> tuple[str, Spec]:
+    """An entry point's decoder base name (``plugin:NAME``) and its spec: the claim,
+    shape and modes written after the name (``mydecoder@unicode/per-byte+validator``)
+    applied to the value (``module:attr``)."""
+    short, rest = _split_name(ep_name)
+    if not short:
+        raise _unknown(f"bad entry point {safe.text(ep_name, 200)!r}: a name must come "
+                       "before the claim")
+    return f"plugin:{short}", parse_spec(ep_value.strip() + rest, options=False)
+
+
+def _split_name(ep_name: str) -> tuple[str, str]:
+    """``"mydecoder@unicode+text"`` -> ``("mydecoder", "@unicode+text")``."""
+    cut = min((i for i in (ep_name.find("@"), ep_name.find("+")) if i >= 0),
+              default=len(ep_name))
+    return ep_name[:cut], ep_name[cut:]
+
+
 def discover() -> list[Decoder | Unavailable]:
     found: list[Decoder | Unavailable] = []
     for ep in metadata.entry_points(group=GROUP):
-        name = f"plugin:{ep.name}"
+        base = f"plugin:{_split_name(ep.name)[0] or ep.name}"
         try:
-            dec = wrap(ep.load(), name, None)
+            base, spec = entry_spec(ep.name, ep.value)
+            described = build(ep.load(), spec, base, probe=False)
+            worker = PluginWorker(spec.text, base)
+            modes, left = worker.probe() if spec.shape == "codec" else ([], [])
         except Exception as e:
-            found.append(Unavailable(name, f"cannot load {ep.value}: {type(e).__name__}: {e}"))
+            found.append(Unavailable(base, f"cannot load {ep.value}: {type(e).__name__}: "
+                                     f"{e}"))
             continue
-        dec.name = name
-        found.append(IsolatedDecoder(ep.value, None, dec, name=name))
+        for i, d in described.decoders:
+            if i != NO_MODE and MODES[i] not in modes:
+                continue
+            d.name = base + (f":{MODES[i]}" if i != NO_MODE else "")  # its name alone
+            found.append(IsolatedDecoder(spec.text, None, d, worker=worker, mode=i))
+        for m, why in left:
+            found.append(Unavailable(f"{base}:{m}", f"the function rejects errors={m!r}: "
+                                     f"{why}"))
     return found

@@ -427,6 +427,7 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
         n, u = len(found), len(unreproduced)
         if stop is None or stop.pending is None:
             finder.flush()
+        finder.save_tally()
         log_new(n, u)
         log_stats()
         if inflight is not None:

@@ -7,7 +7,7 @@ outcome that shows every view) and compares a decoder's outcome with it.
 The rules:
 
 * Views are compared from the most detailed down (:data:`VIEW_ORDER`: tokens, spans,
-  strict, reason, replace, ignore, escape), only those the decoder shows; a view it
+  strict, reason, accept, replace, ignore, escape), only those the decoder shows; a view it
   cannot show is never a difference. The first view that differs decides.
 * Its first differing position is mapped back to a reference token, the *anchor*.
   The *class* says what the decoder did there (:data:`~.signature.CLASSES`: accepted
@@ -263,6 +263,20 @@ class Judge:
             return ("accepts-ill-formed", first, "reason", detail)
         return ("different-reason", first, "reason", detail)
 
+    def _accept(self, theirs: bool) -> Mismatch:
+        """A validator says only yes or no. It accepted ill-formed input: the
+        anchor is the reference's first error. It rejected well-formed input: it
+        says not where, so the anchor is the first character that is not ASCII (a
+        minimized input starts near it; ASCII is rarely what a validator trips on),
+        or the first token when all are ASCII."""
+        detail = (f"reference {'accepts' if not theirs else 'rejects'}, "
+                  f"decoder {'accepts' if theirs else 'rejects'}")
+        if theirs:
+            return ("accepts-ill-formed", self.first_error(), "accept", detail)
+        first = next((i for i, t in enumerate(self.tokens)
+                      if t.value is None or t.value > 0x7F), 0)
+        return ("rejects-well-formed", first, "accept", detail)
+
     def _replace(self, theirs: tuple[int, ...]) -> Mismatch:
         """The replace view shows no offsets, so an output mismatch is mapped back to
         the reference's tokens by the most economical explanation: a U+FFFD that
@@ -299,7 +313,10 @@ class Judge:
         for nothing, or a run of errors for one U+FFFD (a different replacement); a
         run of errors for one other value (the bytes were accepted); an output no
         token accounts for (an extra U+FFFD, blamed on the error nearest to where
-        it is; an extra value kept for an error).
+        it is; an extra value kept for an error). A run of errors for a value its
+        bytes do not spell (by the bit layout alone: :func:`_spelled`) costs two:
+        so a decoder that decodes C0 80 to U+0000 is blamed for exactly that, not
+        for a neighbouring error whose U+FFFD the alignment could move onto it.
 
         Why an alignment: the first mismatch misleads when the input holds a
         literal U+FFFD - a decoder that swallows the byte after a truncated
@@ -310,6 +327,7 @@ class Judge:
         :meth:`_replace`), and bounded: beyond the bound the first mismatch decides
         (None)."""
         toks = self.tokens
+        data = self.data
         n_t, n_p = len(toks), len(theirs)
         width = n_p + 1
         if (n_t + 1) * width > 20_000:
@@ -393,7 +411,9 @@ class Judge:
                 else:
                     code = t * 4 + acc
                     for j in range(t + 1, run_end[t] + 1):
-                        relax(j * width + p + 1, c + 1, f if f != none else code)
+                        spelled = _spelled(data[toks[t].start : toks[j - 1].end]) == y
+                        relax(j * width + p + 1, c + (1 if spelled else 2),
+                              f if f != none else code)
         last = n_t * width + n_p
         if cost[last] == big or first[last] == none:
             return None
@@ -538,6 +558,28 @@ def _kept_class(theirs: Sequence[int], mine: Sequence[int]) -> str:
     kept.subtract(mine)
     values = {v for v, n in kept.items() if n > 0}
     return "different-replacement" if values == {REPLACEMENT} else "accepts-ill-formed"
+
+
+def _spelled(seq: bytes) -> int | None:
+    """The value ``seq`` spells by the bit layout of RFC 2279 section 2 alone (a lead
+    announcing its length, that many continuation bytes, the x bits concatenated),
+    whatever the profile forbids (overlongs, surrogates, values past U+10FFFF), or
+    None when it is not one such sequence: what a decoder that accepted ``seq``
+    most plausibly made of it."""
+    if not seq:
+        return None
+    lead = seq[0]
+    if lead < 0x80:
+        return lead if len(seq) == 1 else None
+    n = 8 - (lead ^ 0xFF).bit_length()  # the lead's leading ones: the length
+    if not 2 <= n <= 6 or len(seq) != n:
+        return None
+    value = lead & (0x7F >> n)
+    for b in seq[1:]:
+        if b & 0xC0 != 0x80:
+            return None
+        value = value << 6 | b & 0x3F
+    return value
 
 
 def _prefix(a: Sequence[Any], b: Sequence[Any]) -> int:

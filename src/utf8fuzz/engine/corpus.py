@@ -273,6 +273,7 @@ _VIEW_CHECKS: dict[str, Any] = {
     "spans": lambda v: isinstance(v, list) and all(_span(x) for x in v),
     "strict": lambda v: v is None or _span(v),
     "reason": lambda v: v is None or _name(v),
+    "accept": lambda v: isinstance(v, bool),
     **{k: lambda v: isinstance(v, list) and all(_int(x) for x in v)
        for k in ("replace", "ignore", "escape")},
 }
@@ -407,7 +408,8 @@ def atomic_write(path: Path, payload: bytes) -> None:
 
 def _temporaries(corpus: Path) -> Iterator[tuple[Path, int | None]]:
     """Each ``.<name>.<pid>.<n>.tmp`` of :func:`atomic_write`, with its writer's pid."""
-    for sub in (entries_dir(corpus), inputs_dir(corpus)):
+    # the corpus root holds fingerprints.json (engine/policy_tally.py), written alike
+    for sub in (entries_dir(corpus), inputs_dir(corpus), corpus):
         if sub.is_dir():
             for p in sorted(sub.glob(".*.tmp")):
                 fields = p.name.rsplit(".", 3)

@@ -35,19 +35,30 @@ is run again in full before anything is recorded. Call :meth:`Finder.flush` when
 the run ends, or the last inputs are never compared. The Atheris target does it from
 a C exit handler (:func:`~.atheris_target.at_process_exit`): libFuzzer ends the
 process with ``exit()``, and Python's own exit handlers never run.
+
+Policy tally (:mod:`.policy_tally`). The inputs compared in full (one in
+``full_every``) are also counted for the replacement-policy fingerprints, within a
+time budget (:data:`TALLY_SHARE` of the loop's time: counting one input costs a
+few hundred microseconds, several times what comparing it costs); screened inputs
+are not looked at. The counts are merged into ``<corpus>/fingerprints.json``
+at most every :data:`TALLY_SECONDS` (checked once a round) and by
+:meth:`Finder.save_tally`, which the engines call when a worker or target ends.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from utf8fuzz import safe
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
+from utf8fuzz.engine import policy_tally
 from utf8fuzz.engine.differ import Differ
 from utf8fuzz.engine.minimize import minimize
 from utf8fuzz.engine.result import Result
@@ -63,6 +74,14 @@ ROUND_ENV = "UTF8FUZZ_ROUND"
 #: input waits.
 BULK = 128
 BULK_SECONDS = 1.0
+#: Seconds between two merges of the policy tally into the corpus (a worker killed
+#: by a decoder loses at most this much of it).
+TALLY_SECONDS = 30.0
+#: The share of the loop's time the policy tally may take (process CPU seconds
+#: spent counting per CPU second of loop, measured), and the credit a run starts
+#: with (seconds): enough for its first inputs (the seeds) to be counted whatever.
+TALLY_SHARE = 0.03
+TALLY_CREDIT = 0.05
 
 
 def full_every_default() -> int:
@@ -168,6 +187,7 @@ class Finder:
         full_every: int | None = None,
         round_size: int | None = None,
         inflight: InFlight | None = None,
+        tally: bool = True,
     ) -> None:
         decs = list(decoders)
         if full_every is None:
@@ -195,6 +215,22 @@ class Finder:
         self._queued: list[bytes] = []  # for queue(), with their walks
         self._queued_walks: list[tuple[Any, ...]] = []
         self._seen: set[Signature] = set()  # signatures met, all of them in known
+        #: The policy tally of the inputs compared in full (None: not kept).
+        # (the out-of-process decoders are not in the differ's per-input results:
+        # judged in bulk, they never show a full one)
+        oop = self.differ.out_of_process
+        self.tally = (policy_tally.LoopTally(
+            [d for d in self.differ.decoders if d not in oop], self.differ.views, oop)
+            if tally else None)
+        if self.tally is not None and not self.tally.watching:
+            self.tally = None  # no decoder shows replace or spans: nothing to count
+        self._tally_saved = time.monotonic()
+        self._bulk_count = 0  # inputs sent to the out-of-process decoders: which to sample
+        # the tally's time budget (TALLY_SHARE): seconds it may still spend, and when
+        # the credit was last topped up
+        self._tally_credit, self._tally_clock = TALLY_CREDIT, time.process_time()
+        #: inputs compared in full that the budget left uncounted
+        self.tally_skipped = 0
 
     def consider(self, data: bytes) -> Result:
         """Compare ``data`` now, and record what is new."""
@@ -225,10 +261,16 @@ class Finder:
             self.inflight.release()
         for res in results:
             self._after(res)
+        if self.tally is not None and time.monotonic() - self._tally_saved > TALLY_SECONDS:
+            self.save_tally()
 
     def _after(self, res: Result) -> None:
         """The bookkeeping of one compared input."""
         self.executions += 1
+        if res.full and self.tally is not None and self._tally_afford():
+            t = time.process_time()
+            self.tally.observe(res)
+            self._tally_spent(t)
         if res.diverged:
             self.divergent_inputs += 1
             self._learn(res.data, res)
@@ -246,16 +288,60 @@ class Finder:
         self._compare_queued()
         self._flush_out_of_process()
 
+    def _tally_afford(self) -> bool:
+        """Whether the tally's budget allows counting one more input (a full one:
+        the screened path never asks). The budget is a share of the loop's own
+        time, so counting costs the loop at most :data:`TALLY_SHARE` whatever the
+        decoders, inputs and machine; what it leaves uncounted is a sample lost,
+        not a bias (the inputs skipped are those that came while it was spent)."""
+        now = time.process_time()
+        self._tally_credit = min(TALLY_CREDIT,
+                                 self._tally_credit + (now - self._tally_clock) * TALLY_SHARE)
+        self._tally_clock = now
+        if self._tally_credit > 0:
+            return True
+        self.tally_skipped += 1
+        return False
+
+    def _tally_spent(self, since: float) -> None:
+        now = time.process_time()
+        self._tally_credit -= now - since
+        self._tally_clock = now  # its own time does not earn credit
+
+    def save_tally(self) -> None:
+        """Merge the policy tally counted since the last save into the corpus's
+        (:func:`.policy_tally.save`); without a corpus it is kept in memory."""
+        self._tally_saved = time.monotonic()
+        if self.tally is not None and self.corpus is not None:
+            delta = self.tally.take()
+            try:
+                policy_tally.save(self.corpus, delta)
+            except OSError as e:
+                # a corpus that cannot be written loses the counts, not the run
+                print(f"utf8fuzz: note: the policy tally could not be saved in "
+                      f"{safe.text(self.corpus)}: {safe.text(e.strerror or e)}", file=sys.stderr)
+
     def _flush_out_of_process(self) -> None:
         pending, self._pending = self._pending, []
         clean, self._pending_clean = self._pending_clean, []
         if pending:
             clean_ones = {x for x, c in zip(pending, clean, strict=True) if c}
-            for res in self.differ.run_out_of_process(pending):
+            results = self.differ.run_out_of_process(pending)
+            for res in results:
                 if res.diverged and res.data in clean_ones:
                     clean_ones.discard(res.data)
                     self.divergent_inputs += 1
                 self._learn(res.data, res)
+            if self.tally is not None and self.tally.bulk.by_profile:
+                # one input in full_every, as the in-process decoders are sampled
+                by_data = {res.data: res for res in results}
+                every, n = self.differ.full_every, self._bulk_count
+                for k, x in enumerate(pending):
+                    if (n + k) % every == 0 and self._tally_afford():
+                        t = time.process_time()
+                        self.tally.observe_bulk(x, by_data.get(x))
+                        self._tally_spent(t)
+                self._bulk_count = n + len(pending)
 
     def _learn(self, data: bytes, res: Result) -> None:
         """Record each signature of ``res`` not known yet, from a full run."""

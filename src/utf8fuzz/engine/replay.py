@@ -103,6 +103,8 @@ def _differs(recorded: Outcome, now: Outcome) -> str | None:
 def _short(view: str, v: Any) -> str:
     if view == "strict":  # an error span, not code points
         return "valid" if v is None else f"error [{v[0]},{v[1]})"
+    if view == "accept":
+        return "accepted" if v else "rejected"
     if view == "spans":
         return " ".join(f"[{s},{e})" for s, e in v[:12]) or "no errors"
     if isinstance(v, tuple) and v and isinstance(v[0], int):

@@ -109,15 +109,29 @@ class Result:
                 ref = oracles[key]
                 out[ref.name] = walk.outcome(ref.provenance())
             for d, seen in screened:
-                packed = seen.get("tokens")
-                out[d.name] = (
-                    Outcome(len(self.data), views=seen, provenance=d.provenance())
-                    if type(packed) is not bytes  # else: every token, so every view
-                    else outcome_of_packed(packed, self.data, d.provenance()))
+                out[d.name] = self._of_screen(d, seen)
             out.update(self._outcomes)
             self._outcomes = out
             self._lazy = None
         return self._outcomes
+
+    def _of_screen(self, d: Decoder, seen: dict[str, Any]) -> Outcome:
+        packed = seen.get("tokens")
+        return (Outcome(len(self.data), views=seen, provenance=d.provenance())
+                if type(packed) is not bytes  # else: every token, so every view
+                else outcome_of_packed(packed, self.data, d.provenance()))
+
+    def outcome_of(self, name: str) -> Outcome | None:
+        """One decoder's outcome (None for a name that did not run), without
+        building every other one as :attr:`outcomes` does: the fuzz loop's policy
+        tally (:mod:`.policy_tally`) asks it of the decoders that diverged."""
+        got = self._outcomes.get(name)
+        if got is not None or self._lazy is None:
+            return got
+        for d, seen in self._lazy[1]:
+            if d.name == name:
+                return self._of_screen(d, seen)
+        return None
 
     @property
     def divergences(self) -> list[Divergence]:

@@ -18,6 +18,9 @@ Both first replay the seeds (``corpus/seeds`` and ``corpus/inputs``, less the in
 of entries that end a process, :func:`~.recover.kills_process`), so a bug the seeds
 show is found in the first second of any run. Both screen (:mod:`.finder`):
 ``full_every`` (None: ``$UTF8FUZZ_FULL_EVERY`` or 8) inputs in one are decoded in full.
+On those, both count which error-cutting policy each decoder follows
+(:mod:`.policy_tally`), merged into ``<corpus>/fingerprints.json`` by each worker
+and target as it goes and when it ends.
 
 Work directory (:class:`Work`, default ``<corpus>/work``): libFuzzer's own corpus,
 its artifacts and the targets' in-flight files, the workers' in-flight files and
@@ -308,6 +311,8 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
             raise e
         with contextlib.suppress(BaseException):
             tell()  # what was found and saved before this still counts
+        with contextlib.suppress(BaseException):
+            finder.save_tally()  # and so do the policy counts
         died(e)
 
     strategy = st.one_of(*[u8.inputs(p) for p in profiles])
@@ -341,6 +346,7 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
         while time.monotonic() < deadline:
             examples()
             flush()
+        finder.save_tally()
     except BaseException as e:
         end(e)
     return finder

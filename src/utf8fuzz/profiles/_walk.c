@@ -27,12 +27,14 @@
 #include "walk.h"
 #include "../small_tuples.h"
 
-enum { P_MAXIMAL, P_SEQUENCE, P_BYTE };
+/* The policies, in utf8fuzz.policies.POLICIES order (walk.py passes the index). */
+enum { P_MAXIMAL, P_SEQUENCE, P_BYTE, P_RUN };
 
 /* Interned names, made once at import. */
 static PyObject *S_CHAR, *S_ERROR, *S_RESERVED, *S_ILLEGAL, *S_TRUNCATED;
 static PyObject *S_TEXT, *S_VIEW;
-static PyObject *S_TOKENS, *S_SPANS, *S_STRICT, *S_REASON, *S_REPLACE, *S_IGNORE, *S_ESCAPE;
+static PyObject *S_TOKENS, *S_SPANS, *S_STRICT, *S_REASON, *S_REPLACE, *S_IGNORE, *S_ESCAPE,
+    *S_ACCEPT;
 
 /* Set by configure(): the Token NamedTuple class, and the function that makes an
  * Outcome (outcome.py is the one place that knows how). */
@@ -134,8 +136,8 @@ static PyObject *walker_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
                                      &live, &single, &start, &reserved, &recognized,
                                      &max_length, &rows, &policy))
         return NULL;
-    if (policy < P_MAXIMAL || policy > P_BYTE) {
-        PyErr_SetString(PyExc_ValueError, "policy must be 0, 1 or 2");
+    if (policy < P_MAXIMAL || policy > P_RUN) {
+        PyErr_SetString(PyExc_ValueError, "policy must be 0, 1, 2 or 3");
         return NULL;
     }
     Walker *w = (Walker *)type->tp_alloc(type, 0);
@@ -355,6 +357,14 @@ static int walk_run(Walk *r, const Walker *w, const unsigned char *d, Py_ssize_t
             end = j > i + 1 ? j : i + 1;
         } else if (w->policy == P_BYTE) {
             end = i + 1;
+        } else if (w->policy == P_RUN) {
+            end = i + 1;
+            if (k >= 2 && toks[k - 2].kind == K_ERROR && toks[k - 2].end == i) {
+                /* the run goes on: one error from its start (counted once) */
+                t = &toks[--k - 1];
+                i = t->start;
+                r->nerr--;
+            }
         } else {
             end = i + 1;
             Py_ssize_t want = structural_length(b);
@@ -809,13 +819,29 @@ static int view_index(PyObject *name, int text) {
     return -1;
 }
 
+/* The accept view (a validator's: is the input well-formed?), read off strict: it
+ * is not cached as a view of its own, since only validators are compared at it. */
+static int is_accept(PyObject *name) {
+    return name == S_ACCEPT
+           || (PyUnicode_Check(name) && PyUnicode_Compare(name, S_ACCEPT) == 0);
+}
+
+static PyObject *accept_view(Walk *r) {
+    PyObject *strict = cached(r, C_STRICT);
+    if (!strict) return NULL;
+    PyObject *v = PyBool_FromLong(strict == Py_None);
+    Py_DECREF(strict);
+    return v;
+}
+
 static PyObject *walk_view(Walk *r, PyObject *name) {
     int c = view_index(name, 0);
     if (c < 0) {
-        if (!PyErr_Occurred())
-            PyErr_Format(PyExc_ValueError,
-                         "unknown view %R; views are tokens, spans, strict, reason, replace, "
-                         "ignore, escape", name);
+        if (PyErr_Occurred()) return NULL;
+        if (is_accept(name)) return accept_view(r);
+        PyErr_Format(PyExc_ValueError,
+                     "unknown view %R; views are tokens, spans, strict, reason, accept, "
+                     "replace, ignore, escape", name);
         return NULL;
     }
     return cached(r, c);
@@ -951,6 +977,7 @@ static PyObject *walk_get(PyObject *walk, PyObject *name, int text) {
         int c = view_index(name, text);
         if (c >= 0) return cached((Walk *)walk, c);
         if (PyErr_Occurred()) return NULL;
+        if (!text && is_accept(name)) return accept_view((Walk *)walk);
     }
     return PyObject_CallMethodOneArg(walk, text ? S_TEXT : S_VIEW, name);
 }
@@ -1123,7 +1150,7 @@ PyMODINIT_FUNC PyInit__walk(void) {
         {&S_ILLEGAL, "illegal"}, {&S_TRUNCATED, "truncated"}, {&S_TOKENS, "tokens"},
         {&S_SPANS, "spans"}, {&S_STRICT, "strict"}, {&S_REASON, "reason"},
         {&S_REPLACE, "replace"}, {&S_IGNORE, "ignore"}, {&S_ESCAPE, "escape"},
-        {&S_TEXT, "text"}, {&S_VIEW, "view"},
+        {&S_ACCEPT, "accept"}, {&S_TEXT, "text"}, {&S_VIEW, "view"},
     };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (!*names[k].slot && !(*names[k].slot = PyUnicode_InternFromString(names[k].text)))

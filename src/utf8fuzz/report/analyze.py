@@ -17,7 +17,7 @@ from typing import Any
 import utf8fuzz
 from utf8fuzz import safe
 from utf8fuzz.outcome import Outcome
-from utf8fuzz.report.fingerprint import Fingerprint, fingerprints
+from utf8fuzz.report.fingerprint import Fingerprint, policy_fingerprints
 from utf8fuzz.report.hexview import Grid, build_grid
 from utf8fuzz.report.load import Corpus, Entry
 from utf8fuzz.report.matrix import Matrix, agreement_matrix
@@ -65,6 +65,8 @@ class Report:
     trend: list[Point] = field(default_factory=list)
     trend_unreadable: list[str] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
+    #: why the corpus's policy tally was not used (plain text), if it was not
+    fingerprint_note: str | None = None
 
 
 def _run_new(run: dict[str, Any] | None) -> set[str]:
@@ -116,9 +118,10 @@ def analyze(corpus: Corpus, date: str, run: dict[str, Any] | None = None,
     new = _run_new(run)
     sections = [_section(e, new) for e in corpus.entries]
     decs, env = _decoder_infos(corpus.entries)
+    fps = policy_fingerprints(corpus)
     rep = Report(
         date=date, corpus=corpus, run=run, sections=sections,
-        fingerprints=fingerprints(corpus.entries),
+        fingerprints=fps.items, fingerprint_note=fps.note,
         matrix=agreement_matrix(corpus.entries), decoders=decs, environment=env,
     )
     rep.summary = summary_of(rep)
@@ -130,6 +133,11 @@ def analyze(corpus: Corpus, date: str, run: dict[str, Any] | None = None,
         {"date": p.date, "corpus": p.corpus, "found": p.found} for p in rep.trend
     ]
     return rep
+
+
+def _counts(d: dict[str, int]) -> dict[str, int]:
+    """Counts by policy name, the names escaped (a tally file is data from disk)."""
+    return {safe.text(k, 200): v for k, v in sorted(d.items())}
 
 
 def summary_of(rep: Report) -> dict[str, Any]:
@@ -187,18 +195,36 @@ def summary_of(rep: Report) -> dict[str, Any]:
         ],
         "fingerprints": {
             safe.text(fp.decoder, 200): {
-                "profile": fp.profile,
+                "profile": safe.text(fp.profile, 200),
                 "claimed_policy": safe.text(fp.claimed_policy),
-                "views": list(fp.views),
+                "views": [safe.text(v) for v in fp.views],
+                "source": fp.source,
                 "inputs": fp.inputs,
                 "discriminating": fp.discriminating,
+                "outside": fp.outside,
                 "explained": fp.explained,
                 "policies": list(fp.policies),
-                "summary": fp.summary(),
-                "unexplained": [sig for sig, _ in fp.unexplained],
+                "summary": safe.text(fp.summary(), 2000),
+                "features": {
+                    safe.text(k, 200): {"inputs": f["inputs"],
+                                        "explained": _counts(f["explained"])}
+                    for k, f in sorted(fp.features.items())
+                },
+                "fails": {
+                    safe.text(p, 200): {
+                        safe.text(g, 200): {"inputs": f["inputs"],
+                                            "there": _counts(f["there"])}
+                        for g, f in sorted(where.items())
+                    }
+                    for p, where in sorted(fp.fails.items())
+                },
+                "unexplained": [sig for sig, _ in fp.unexplained if sig],
+                "unexplained_inputs": [d.hex() for _, d in fp.unexplained],
             }
             for fp in rep.fingerprints
         },
+        "fingerprints_note": safe.text(rep.fingerprint_note, 600)
+        if rep.fingerprint_note else None,
         "matrix": {
             "decoders": [safe.text(d, 200) for d in m.decoders],
             "disagree": [[m.cell(a, b)[0] for b in m.decoders] for a in m.decoders],

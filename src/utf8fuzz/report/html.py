@@ -204,23 +204,36 @@ def render(rep: Report) -> str:
 
 def _fingerprints(rep: Report) -> str:
     out = ['<h2 id="fingerprints">Replacement-policy fingerprints</h2>']
+    note = f"<p>{h(rep.fingerprint_note)}</p>" if rep.fingerprint_note else ""
     if not rep.fingerprints:
-        return out[0] + "<p>No decoder in the corpus shows its replacement output.</p>"
-    out.append("<p>Which policy's reference reproduces each decoder's U+FFFD output (and "
-               "error spans, when shown) on every corpus input. Discriminating inputs are "
-               "those on which the policies themselves differ.</p>")
+        return out[0] + note + "<p>No decoder in the corpus shows its replacement output.</p>"
+    out.append("<p>Which policy's reference reproduces each decoder's error spans (or its "
+               "U+FFFD output, when it shows no spans), place by place, over every input "
+               "the fuzz runs compared in full (or, for a decoder no run counted, the corpus "
+               "inputs). Discriminating inputs are those on which the policies themselves "
+               "differ; each feature is where their cuts first differ.</p>" + note)
     out.append('<table class="t"><tr><th>decoder</th><th>claims</th><th>fingerprint</th>'
-               "<th>discriminating</th><th>explained by</th><th>inputs no policy explains"
-               "</th></tr>")
+               "<th>counted over</th><th>discriminating</th><th>explained by</th>"
+               "<th>by feature</th><th>inputs no policy explains</th></tr>")
     for fp in rep.fingerprints:
-        expl = "<br>".join(f"{h(p)}: {n}/{fp.inputs}" for p, n in fp.explained.items())
-        un = "<br>".join(f'<a href="#sig-{h(sig)}">{h(sig)}</a> <code>{h(safe.hexbytes(d))}'
-                         "</code>" for sig, d in fp.unexplained[:20])
+        expl = "<br>".join(f"{h(p)}: {n}/{fp.discriminating}" for p, n in fp.explained.items())
+        feats = "<br>".join(
+            f"{h(feat)} {f['inputs']}: " + ", ".join(
+                f"{h(p)} {k}" for p, k in f["explained"].items())
+            for feat, f in sorted(fp.features.items())[:20])
+        if len(fp.features) > 20:
+            feats += f"<br>and {len(fp.features) - 20} more"
+        un = "<br>".join((f'<a href="#sig-{h(sig)}">{h(sig)}</a> ' if sig else "")
+                         + f"<code>{h(safe.hexbytes(d))}</code>"
+                         for sig, d in fp.unexplained[:20])
         if len(fp.unexplained) > 20:
             un += f"<br>and {len(fp.unexplained) - 20} more"
+        source = "fuzz runs" if fp.source == "tally" else "corpus entries"
         out.append(f"<tr><td><code>{h(fp.decoder)}</code></td><td>{h(fp.claimed_policy)}</td>"
-                   f"<td><b>{h(fp.summary())}</b></td><td>{fp.discriminating}/{fp.inputs}</td>"
-                   f'<td class="nowrap">{expl}</td><td>{un or "none"}</td></tr>')
+                   f"<td><b>{h(fp.summary())}</b></td><td>{source}</td>"
+                   f"<td>{fp.discriminating}/{fp.inputs}</td>"
+                   f'<td class="nowrap">{expl}</td><td class="nowrap">{feats or "none"}</td>'
+                   f'<td>{un or "none"}</td></tr>')
     out.append("</table>")
     return "".join(out)
 

@@ -50,6 +50,9 @@ class Record:
     shows: tuple[str, ...]
     outcome: Outcome
     versions: dict[str, Any] = field(default_factory=dict)  # library, Unicode, CPU, ...
+    #: how a user's decoder is loaded again (``--decoder`` takes it): a plug-in's or
+    #: an ``exec:`` program's spec, None for a built-in decoder (named as recorded)
+    spec: str | None = None
 
 
 @dataclass
@@ -203,6 +206,7 @@ def load_entry(path: Path) -> Entry:
             shows=tuple(sorted(shows)) if isinstance(shows, list) else tuple(sorted(out.shows)),
             outcome=out,
             versions=rec["versions"] if isinstance(rec.get("versions"), dict) else {},
+            spec=str(rec["spec"]) if isinstance(rec.get("spec"), str) else None,
         )
     decs = d.get("decoders", [])
     if not isinstance(decs, list):

@@ -6,6 +6,8 @@ blocks), so nothing in the input can open a link, image, table cell or HTML.
 
 from __future__ import annotations
 
+from typing import Any
+
 from utf8fuzz import safe
 from utf8fuzz.report.analyze import Report, Section
 from utf8fuzz.report.hexview import text_layout
@@ -91,19 +93,24 @@ def render(rep: Report) -> str:
         for i, sec in enumerate(rep.sections, 1):
             out += _section(i, sec)
     out += ["## Replacement-policy fingerprints", ""]
+    if rep.fingerprint_note:
+        out += [safe.md(rep.fingerprint_note), ""]
     if rep.fingerprints:
         rows = []
         for fp in rep.fingerprints:
-            expl = ", ".join(f"{p} {n}/{fp.inputs}" for p, n in fp.explained.items())
-            un = ", ".join(f"{safe.md_code(sig)} ({safe.hexbytes(d)})"
+            expl = ", ".join(f"{p} {n}/{fp.discriminating}" for p, n in fp.explained.items())
+            un = ", ".join((f"{safe.md_code(sig)} ({safe.hexbytes(d)})" if sig
+                            else safe.md_code(safe.hexbytes(d)))
                            for sig, d in fp.unexplained[:10])
             if len(fp.unexplained) > 10:
                 un += f" and {len(fp.unexplained) - 10} more"
             rows.append([safe.md_code(fp.decoder), safe.md(fp.claimed_policy),
-                         safe.md(fp.summary()), f"{fp.discriminating}/{fp.inputs}",
-                         safe.md(expl), un or "none"])
-        out += _table(["decoder", "claims", "fingerprint", "discriminating inputs",
-                       "explained by", "inputs no policy explains"], rows)
+                         safe.md(fp.summary()), _fp_source(fp.source),
+                         f"{fp.discriminating}/{fp.inputs}", safe.md(expl),
+                         safe.md(_by_feature(fp.features)), un or "none"])
+        out += _table(["decoder", "claims", "fingerprint", "counted over",
+                       "discriminating inputs", "explained by", "by feature",
+                       "inputs no policy explains"], rows)
     else:
         out.append("No decoder in the corpus shows its replacement output.")
     out += ["", "## Agreement matrix", "",
@@ -142,3 +149,20 @@ def render(rep: Report) -> str:
         out += [f"- {safe.md(k)}: {safe.md(v)} ({n} entries)" for k, v, n in rep.environment]
     out.append("")
     return "\n".join(out)
+
+
+def _fp_source(source: str) -> str:
+    return "the fuzz runs' inputs" if source == "tally" else "the corpus entries"
+
+
+def _by_feature(features: dict[str, dict[str, Any]], limit: int = 12) -> str:
+    """Per feature where the policies' cuts differ: inputs, and the policies that
+    explain all of them (plain text; callers escape)."""
+    parts = []
+    for feat, f in sorted(features.items())[:limit]:
+        n = f["inputs"]
+        full = [p for p, k in f["explained"].items() if k == n]
+        parts.append(f"{feat} {n}: {' or '.join(full) or 'no policy'}")
+    if len(features) > limit:
+        parts.append(f"and {len(features) - limit} more")
+    return "; ".join(parts) or "none"

@@ -18,11 +18,14 @@ from utf8fuzz.outcome import VIEWS
 from utf8fuzz.report.load import Entry
 
 
-def decoder_spec(name: str) -> str:
-    """What to pass to ``--decoder`` / ``resolve`` for a recorded decoder name. A
-    user's ``module:attr`` decoder is recorded as ``plugin:module:attr`` but is
-    named on the command line without the prefix; entry-point plug-ins
-    (``plugin:name``) and built-in adapters are named as recorded."""
+def decoder_spec(entry: Entry, name: str) -> str:
+    """What to pass to ``--decoder`` / ``resolve`` for a decoder ``entry`` recorded:
+    the spec a user's decoder was loaded from (its shape, modes and claim with
+    it), else the name (built-in adapters, entry-point plug-ins); an entry that
+    recorded no spec names a ``module:attr`` plug-in ``plugin:module:attr``."""
+    rec = entry.records.get(name)
+    if rec is not None and rec.spec:
+        return rec.spec
     if name.startswith("plugin:") and name.count(":") >= 2:
         return name.removeprefix("plugin:")
     return name
@@ -32,7 +35,7 @@ def diff_command(entry: Entry) -> str:
     names = sorted({*entry.decoders, entry.reference})
     parts = ["utf8fuzz", "diff", entry.data.hex() or "''"]
     for n in names:
-        parts += ["--decoder", shlex.quote(safe.text(decoder_spec(n), 200))]
+        parts += ["--decoder", shlex.quote(safe.text(decoder_spec(entry, n), 200))]
     parts += ["--profile", shlex.quote(entry.profile)]
     return " ".join(parts)
 
@@ -65,7 +68,7 @@ def pytest_body(entry: Entry, clause: str = "") -> str:
             continue
         views = [v for v in VIEWS if v in rec.outcome.shows and v != "escape"] or ["replace"]
         lines += [
-            f"    dec = resolve({safe.text(decoder_spec(name), 200)!r})[0]",
+            f"    dec = resolve({safe.text(decoder_spec(entry, name), 200)!r})[0]",
             "    try:",
             "        out = dec.decode(data)",
             "    finally:",

@@ -1,7 +1,10 @@
 """An exec client (docs/protocol.md) that misbehaves on purpose, on inputs that ask.
 
-Strict mode only, decoding with CPython's codec (its strict span is the maximal
-subpart). Inputs that begin with a word make it fail in one way each:
+Strict mode with reasons unless ``--flags=N`` says other hello flags, decoding
+with CPython's codec (its strict span is the maximal subpart). In replace mode it
+answers text only (CPython's ``errors="replace"``, no error records: pass flag 16
+with flag 2); in validate mode, whether strict decoding succeeds. Inputs that
+begin with a word make it fail in one way each:
 
 ``exit``    writes a line on stderr and exits with status 3 (mid-stream)
 ``hang``    sleeps until it is killed
@@ -9,6 +12,10 @@ subpart). Inputs that begin with a word make it fail in one way each:
 ``badid``   replies with the wrong id
 ``badlen``  a decoded reply whose counts do not add up to its length
 ``badspan`` a rejection whose span ends past the input
+``errors``  in replace mode, a decoded reply with one error record (well formed,
+            but garbage from a text-only client)
+``badvalid`` in validate mode, a reply of 17 bytes (a rejection's)
+``badstat`` in validate mode, status 3
 
 Run with ``--bad-hello`` it starts with a hello of the wrong protocol version;
 with ``--surrogatepass`` it accepts encoded surrogates (ED A0 80 is U+D800), a
@@ -28,7 +35,22 @@ def frame(payload: bytes) -> bytes:
     return struct.pack("<I", len(payload)) + payload
 
 
-def reply(rid: int, data: bytes) -> bytes:
+def reply(rid: int, mode: int, data: bytes) -> bytes:
+    if mode == 2:
+        cps = [ord(c) for c in data.decode("utf-8", "replace")]
+        if data.startswith(b"errors"):
+            return struct.pack(f"<IBII{len(cps)}IIII", rid, 0, len(cps), 1, *cps, 0, 1, 1)
+        return struct.pack(f"<IBII{len(cps)}I", rid, 0, len(cps), 0, *cps)
+    if mode == 3:
+        if data.startswith(b"badvalid"):
+            return struct.pack("<IBIII", rid, 1, 0, 1, 1)
+        if data.startswith(b"badstat"):
+            return struct.pack("<IB", rid, 3)
+        try:
+            data.decode("utf-8", ERRORS)
+        except UnicodeDecodeError:
+            return struct.pack("<IB", rid, 1)
+        return struct.pack("<IB", rid, 0)
     try:
         text = data.decode("utf-8", ERRORS)
     except UnicodeDecodeError as e:
@@ -42,7 +64,10 @@ def main() -> None:
     out, inp = sys.stdout.buffer, sys.stdin.buffer
     version = 9 if "--bad-hello" in sys.argv else 1
     name = b"misbehaving"
-    out.write(frame(b"U8FZ" + struct.pack("<HHH", version, 1 | 4, len(name)) + name))
+    flags = next((int(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--flags=")),
+                 1 | 4)
+    out.write(frame(b"U8FZ" + struct.pack("<HHH", version, flags, len(name)) + name
+                    + b'{"python": "%d.%d"}' % sys.version_info[:2]))
     out.flush()
     while True:
         head = inp.read(4)
@@ -50,7 +75,7 @@ def main() -> None:
             return
         (n,) = struct.unpack("<I", head)
         req = inp.read(n)
-        rid, data = struct.unpack_from("<I", req)[0], req[5:]
+        rid, mode, data = struct.unpack_from("<I", req)[0], req[4], req[5:]
         if data.startswith(b"exit"):
             sys.stderr.write("misbehaving: asked to exit\n")
             sys.stderr.flush()
@@ -60,13 +85,13 @@ def main() -> None:
         if data.startswith(b"noise"):
             out.write(b"\xff" * 64)
         elif data.startswith(b"badid"):
-            out.write(frame(reply(rid + 1, data)))
+            out.write(frame(reply(rid + 1, mode, data)))
         elif data.startswith(b"badlen"):
             out.write(frame(struct.pack("<IBII", rid, 0, 5, 0) + b"\x41\x00\x00\x00"))
         elif data.startswith(b"badspan"):
             out.write(frame(struct.pack("<IBIII", rid, 1, 0, len(data) + 1, 1)))
         else:
-            out.write(frame(reply(rid, data)))
+            out.write(frame(reply(rid, mode, data)))
         out.flush()
 
 

@@ -1,0 +1,153 @@
+"""The real peers' client programs (Go, Java, Rust), and where their builds live.
+
+Each language has one small exec-protocol client (docs/protocol.md) in this
+package's ``go/``, ``java/`` and ``rust/`` directories, shipped as package data,
+taking the variant to run as its one argument. :mod:`.build` (run by ``make
+setup``) compiles each one whose toolchain this machine has into
+``<root>/<lang>-<hash>``, where ``<root>`` is ``$UTF8FUZZ_PEERS_DIR`` or
+``<sys.prefix>/share/utf8fuzz/peers`` (inside the venv) and ``<hash>`` is the
+hash of the client's sources and of the build recipe: an edited source is a
+different directory, so a stale build is never run.
+
+The adapters (:mod:`utf8fuzz.decoders.go`, ``java``, ``rust``) only *look*:
+:func:`find` reads a build's ``peer.json``, and :func:`why_unavailable` names
+the cause in one line. Nothing here starts a process or compiles anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Bumped whenever build.py changes how a client is compiled or run, so that
+#: every existing build becomes stale.
+RECIPE = "2"
+
+HERE = Path(__file__).resolve().parent
+
+#: Each language's client sources, relative to this package.
+SOURCES: dict[str, tuple[str, ...]] = {
+    "go": ("go/main.go",),
+    "java": ("java/Peer.java",),
+    "rust": ("rust/main.rs",),
+}
+
+#: The Debian package that provides each toolchain.
+PACKAGES = {"go": "golang-go", "java": "default-jdk-headless", "rust": "rustc"}
+
+#: The JVM's reservations, small enough for the harness's address-space limit
+#: (2048 MiB by default, see _subprocess.memory_limit_mib): with its defaults
+#: (a quarter of RAM for the heap, 1 GiB of compressed class space, 240 MiB of
+#: code cache, a parallel GC) OpenJDK 17 does not start even under 2048 MiB; with
+#: these it starts under 512. C2 stays on: at 64-byte inputs it answered 1.5-2.5x
+#: faster than C1 alone (TieredStopAtLevel=1), with the same startup.
+JVM_OPTIONS = ("-Xmx64m", "-Xss1m", "-XX:ReservedCodeCacheSize=64m",
+               "-XX:CompressedClassSpaceSize=64m", "-XX:MaxMetaspaceSize=64m",
+               "-XX:+UseSerialGC")
+
+MARKER = "peer.json"
+
+
+def root() -> Path:
+    """Where builds live: ``$UTF8FUZZ_PEERS_DIR``, else inside the venv."""
+    env = os.environ.get("UTF8FUZZ_PEERS_DIR")
+    return Path(env) if env else Path(sys.prefix) / "share" / "utf8fuzz" / "peers"
+
+
+def source_hash(lang: str) -> str:
+    """12 hex digits naming the sources of ``lang``'s client and the recipe."""
+    h = hashlib.sha256(f"utf8fuzz-peer {lang} recipe {RECIPE}\n".encode())
+    if lang == "java":  # build.py writes them into the command it records
+        h.update(" ".join(JVM_OPTIONS).encode() + b"\n")
+    for rel in SOURCES[lang]:
+        data = (HERE / rel).read_bytes()
+        h.update(f"{rel} {len(data)}\n".encode())
+        h.update(data)
+    return h.hexdigest()[:12]
+
+
+def build_dir(lang: str) -> Path:
+    """The directory ``lang``'s current sources build into."""
+    return root() / f"{lang}-{source_hash(lang)}"
+
+
+def rustc() -> str | None:
+    """rustc on PATH, else rustup's ``~/.cargo/bin/rustc``."""
+    found = shutil.which("rustc")
+    if found:
+        return found
+    cargo = Path.home() / ".cargo" / "bin" / "rustc"
+    return str(cargo) if os.access(cargo, os.X_OK) else None
+
+
+def compiler(lang: str) -> str | None:
+    """The compiler :mod:`.build` uses for ``lang``, or None when absent."""
+    if lang == "go":
+        return shutil.which("go")
+    if lang == "java":
+        return shutil.which("javac")
+    if lang == "rust":
+        return rustc()
+    raise ValueError(f"no peer in {lang!r}")
+
+
+def not_installed(lang: str) -> str:
+    """The one line for a missing toolchain."""
+    tool = {"go": "go", "java": "javac", "rust": "rustc"}[lang]
+    return (f"{tool} is not installed (apt-get install {PACKAGES[lang]}; "
+            "make setup installs it)")
+
+
+@dataclass(frozen=True)
+class Built:
+    """A finished build: its directory and what ``peer.json`` says of it."""
+
+    lang: str
+    path: Path
+    command: tuple[str, ...]  # argv before the variant; relative names are in path
+    toolchain: str  # the compiler's version line
+
+    def argv(self, variant: str) -> list[str]:
+        return [str(self.path / c) if c.startswith("./") else c
+                for c in self.command] + [variant]
+
+
+def find(lang: str) -> Built | None:
+    """The build of ``lang``'s current sources, if it is complete and its
+    program (for Java, the ``java`` it records) is still there."""
+    d = build_dir(lang)
+    try:
+        info = json.loads((d / MARKER).read_text())
+        command = tuple(str(c) for c in info["command"])
+        toolchain = str(info.get("toolchain", ""))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not command:
+        return None
+    exe = d / command[0] if command[0].startswith("./") else Path(command[0])
+    if not os.access(exe, os.X_OK):
+        return None
+    return Built(lang, d, command, toolchain)
+
+
+def why_unavailable(lang: str) -> str:
+    """Why :func:`find` found nothing: no toolchain, or not (re)built."""
+    if compiler(lang) is None:
+        return not_installed(lang)
+    return "not built: run make setup"
+
+
+def find_java_runtime() -> str | None:
+    """The ``java`` beside ``javac`` (the same JDK, so the class files it wrote
+    are ones it runs), else the one on PATH."""
+    javac = shutil.which("javac")
+    if javac:
+        beside = Path(javac).resolve().parent / "java"
+        if os.access(beside, os.X_OK):
+            return str(beside)
+    return shutil.which("java")

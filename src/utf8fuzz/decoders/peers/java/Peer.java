@@ -1,0 +1,169 @@
+// utf8fuzz's Java peer: the JDK's UTF-8 decoding, one variant per process,
+// speaking the exec protocol of docs/protocol.md on stdin/stdout.
+//
+//   java -cp DIR Peer VARIANT    (built by python -m utf8fuzz.decoders.peers.build)
+//
+// Variants (args[0]):
+//
+//   string          new String(bytes, StandardCharsets.UTF_8); replace mode, text only
+//   charsetdecoder  StandardCharsets.UTF_8.newDecoder() with CodingErrorAction.REPORT;
+//                   strict mode: the first CoderResult that is an error gives the
+//                   span (the input buffer's position, CoderResult.length()).
+//
+// Reasons (strict mode). The decoder is first run with endOfInput false: an error
+// it reports then was proven by the bytes themselves (illegal). If it stops with
+// UNDERFLOW and input left over, the JDK is saying it needs more input: those
+// bytes are a truncation, and the span is what the same decoder reports for them
+// once told the input has ended (endOfInput true).
+//
+// A request in a mode the variant did not offer is answered "failed" (status 2).
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+public final class Peer {
+    static final int MODE_STRICT = 1, MODE_REPLACE = 2;
+    static final int FLAG_STRICT = 1, FLAG_REPLACE = 2, FLAG_REASONS = 4, FLAG_TEXT_ONLY = 16;
+    static final int DECODED = 0, REJECTED = 1, FAILED = 2;
+    static final int ILLEGAL = 1, TRUNCATED = 2;
+
+    static final CharsetDecoder DECODER = StandardCharsets.UTF_8.newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+
+    static ByteBuffer le(int size) {
+        return ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    static byte[] text(int id, String s) {
+        int[] cps = s.codePoints().toArray();
+        ByteBuffer b = le(13 + 4 * cps.length);
+        b.putInt(id).put((byte) DECODED).putInt(cps.length).putInt(0);
+        for (int c : cps) b.putInt(c);
+        return b.array();
+    }
+
+    static byte[] string(int id, byte[] data) {
+        return text(id, new String(data, StandardCharsets.UTF_8));
+    }
+
+    static byte[] rejected(int id, int start, int end, int reason) {
+        return le(17).putInt(id).put((byte) REJECTED).putInt(start).putInt(end).putInt(reason)
+                .array();
+    }
+
+    static byte[] failed(int id, String why) {
+        byte[] msg = why.getBytes(StandardCharsets.UTF_8);
+        return le(5 + msg.length).putInt(id).put((byte) FAILED).put(msg).array();
+    }
+
+    static byte[] charsetDecoder(int id, byte[] data) {
+        ByteBuffer in = ByteBuffer.wrap(data);
+        // UTF-8 never gives more UTF-16 units than bytes: no OVERFLOW
+        CharBuffer out = CharBuffer.allocate(data.length + 1);
+        DECODER.reset();
+        CoderResult r = DECODER.decode(in, out, false);
+        int reason = ILLEGAL;
+        if (r.isUnderflow() && in.hasRemaining()) {
+            reason = TRUNCATED;
+            r = DECODER.decode(in, out, true);
+        } else if (r.isUnderflow()) {
+            r = DECODER.decode(in, out, true);
+        }
+        if (r.isUnderflow()) r = DECODER.flush(out);
+        if (r.isError()) {
+            int start = in.position();
+            return rejected(id, start, start + r.length(), reason);
+        }
+        if (!r.isUnderflow()) return failed(id, "CharsetDecoder: " + r);
+        out.flip();
+        return text(id, out.toString());
+    }
+
+    /** A JSON string of s (the JDK has no JSON writer). */
+    static String json(String s) {
+        StringBuilder b = new StringBuilder("\"");
+        for (char c : String.valueOf(s).toCharArray()) {
+            if (c == '"' || c == '\\') b.append('\\').append(c);
+            else if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
+            else b.append(c);
+        }
+        return b.append('"').toString();
+    }
+
+    static void frame(OutputStream out, byte[] payload) throws IOException {
+        out.write(le(4).putInt(payload.length).array());
+        out.write(payload);
+    }
+
+    public static void main(String[] args) throws IOException {
+        String variant = args.length == 1 ? args[0] : "";
+        int flags, mode;
+        String api;
+        if (variant.equals("string")) {
+            flags = FLAG_REPLACE | FLAG_TEXT_ONLY;
+            mode = MODE_REPLACE;
+            api = "new String(bytes, UTF_8)";
+        } else if (variant.equals("charsetdecoder")) {
+            flags = FLAG_STRICT | FLAG_REASONS;
+            mode = MODE_STRICT;
+            api = "UTF_8.newDecoder(), REPORT";
+        } else {
+            System.err.println("usage: java Peer string|charsetdecoder");
+            System.exit(2);
+            return;
+        }
+        DataInputStream in = new DataInputStream(new BufferedInputStream(System.in, 1 << 16));
+        OutputStream out = new BufferedOutputStream(System.out, 1 << 16);
+        byte[] name = ("java-" + variant).getBytes(StandardCharsets.US_ASCII);
+        // the free text: what produced the outcomes, as provenance keys
+        byte[] about = ("{\"java\": " + json(System.getProperty("java.version"))
+                + ", \"vm\": " + json(System.getProperty("java.vm.name"))
+                + ", \"call\": " + json(api) + "}").getBytes(StandardCharsets.UTF_8);
+        ByteBuffer hello = le(10 + name.length + about.length);
+        hello.put("U8FZ".getBytes(StandardCharsets.US_ASCII)).putShort((short) 1)
+                .putShort((short) flags).putShort((short) name.length).put(name).put(about);
+        frame(out, hello.array());
+        out.flush();
+        byte[] head = new byte[4];
+        while (true) {
+            try {
+                in.readFully(head);
+            } catch (EOFException e) {
+                return;
+            }
+            int len = ByteBuffer.wrap(head).order(ByteOrder.LITTLE_ENDIAN).getInt();
+            if (len < 5) {
+                System.err.println("java Peer: a request shorter than its id and mode");
+                System.exit(2);
+            }
+            byte[] req = new byte[len];
+            in.readFully(req);
+            int id = ByteBuffer.wrap(req).order(ByteOrder.LITTLE_ENDIAN).getInt();
+            byte[] data = Arrays.copyOfRange(req, 5, len);
+            byte[] reply;
+            if (req[4] != mode) {
+                reply = failed(id, "mode " + req[4] + ": this variant answers mode " + mode);
+            } else if (mode == MODE_STRICT) {
+                reply = charsetDecoder(id, data);
+            } else {
+                reply = string(id, data);
+            }
+            frame(out, reply);
+            // answer before blocking on the next read: the harness pipelines, and
+            // a reply held in the buffer while waiting for input would stall both
+            if (in.available() == 0) out.flush();
+        }
+    }
+}
