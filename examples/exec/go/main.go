@@ -2,13 +2,13 @@
 // the protocol of docs/protocol.md on stdin/stdout.
 //
 //	go build -o utf8_client_go examples/exec/go/main.go
-//	utf8fuzz diff --decoder exec:./utf8_client_go "61 F1 80 80 E1 80 C2 62"
+//	utf8fuzz diff --decoder exec:./utf8_client_go@unicode/per-byte "61 F1 80 80 E1 80 C2 62"
 //
 // utf8.DecodeRune returns (RuneError, 1) for every byte it cannot decode, so Go
 // cuts errors one byte at a time where Unicode's maximal subparts may be longer
-// (E1 80 followed by 41 is one error for the reference, two for Go): a divergence
-// for the fuzzer to report, not a bug of this client. An input that ends inside
-// a sequence (utf8.FullRune is false) is one truncated error to the end.
+// (E1 80 followed by 41 is one error for maximal subparts, two for Go): the
+// per-byte policy, which is what this client claims. An error whose bytes to the
+// end of the input begin a sequence (utf8.FullRune is false) is truncated.
 package main
 
 import (
@@ -40,14 +40,15 @@ func decode(data []byte, strict bool) ([]uint32, []decodeError) {
 	var cps []uint32
 	var errs []decodeError
 	for i := 0; i < len(data); {
-		if !utf8.FullRune(data[i:]) {
-			errs = append(errs, decodeError{uint32(i), uint32(len(data)), truncated})
-			cps = append(cps, utf8.RuneError)
-			break
-		}
 		r, size := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && size == 1 {
-			errs = append(errs, decodeError{uint32(i), uint32(i + 1), illegal})
+			// DecodeRune says (RuneError, 1) for every ill-formed byte; FullRune
+			// tells a prefix cut off by the end of the input from the rest
+			reason := uint32(illegal)
+			if !utf8.FullRune(data[i:]) {
+				reason = truncated
+			}
+			errs = append(errs, decodeError{uint32(i), uint32(i + 1), reason})
 			if strict {
 				break
 			}
