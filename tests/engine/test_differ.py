@@ -275,3 +275,9 @@ def test_a_validator_is_judged_at_the_accept_view(full_every):
 def test_an_accepted_c080_is_blamed_on_itself_beside_a_literal_replacement(hexin):
     assert sigs([planted_c080()], hexin) == [
         "unicode/accepts-ill-formed/non-shortest-form/planted:accepts-c080"]
+
+
+def test_an_accepted_c080_is_blamed_on_itself_when_its_value_comes_again_later():
+    # U+0000 from C0 80, and a literal 00 after: once blamed on the E3 before it
+    assert sigs([planted_c080()], "E3 C0 80 00 C0 80") == [
+        "unicode/accepts-ill-formed/non-shortest-form/planted:accepts-c080"]

@@ -436,7 +436,10 @@ class Judge:
             m = k
             while m < len(toks) and toks[m].kind != "char":
                 m += 1
-            # Accepted: the error's bytes became x and the rest lines up again.
+            # Accepted: the error's bytes (with errors right after it) spell x, or
+            # became x and the rest lines up again, or x is nowhere after it.
+            if any(_spelled(self.data[r.start : toks[j].end]) == x for j in range(k, m)):
+                return ("accepts-ill-formed", k)
             if theirs[k + 1 :] == mine[m:] or x not in rest:
                 return ("accepts-ill-formed", k)
             return ("different-replacement", prev)
