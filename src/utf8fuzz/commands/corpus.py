@@ -1,7 +1,9 @@
 """``utf8fuzz corpus check|list|prune|refresh [DIR]``: verify, list, prune or refresh.
 
 Each bad sidecar is reported by its path with the reason, one per line; the others
-are counted as good. Exit 0 when every entry is good, 1 when any is bad.
+are counted as good. Exit 0 when every entry is good, 1 when any is bad; ``check``
+also reads ``known.toml`` (:mod:`utf8fuzz.engine.known`), and one it cannot use is
+one line and exit 2.
 ``corpus list`` prints one line per entry (signature, size, engine, date).
 ``corpus prune`` removes the entries whose signature the current engine no longer
 gives on their input (``--dry-run`` only lists them); entries whose decoders are not
@@ -52,7 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from utf8fuzz import safe
-    from utf8fuzz.engine import corpus, replay
+    from utf8fuzz.engine import corpus, known, replay
 
     root = Path(args.dir)
     corpus.require_corpus(root)  # one line and exit 2, from the CLI
@@ -67,6 +69,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"{verb} {len(stale)} stale entr{'y' if len(stale) == 1 else 'ies'} "
               f"from {t(root)}")
         return 0
+    if args.action == "check":
+        # known.toml is part of the corpus: one it cannot use is one line, exit 2
+        # (KnownError), as `fuzz` and `report` refuse it.
+        known.load(root)
     entries, problems, notes = corpus.check(root)
     if args.json:  # json.dumps writes ASCII only, every control character escaped
         print(json.dumps({

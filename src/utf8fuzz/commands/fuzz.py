@@ -11,9 +11,11 @@ and the triage report.
 
 Exit status:
 
-* 0 nothing new was found;
-* 1 new divergences were saved;
-* 2 a usage error (checked before fuzzing: options, decoders, output paths);
+* 0 nothing new was found (divergences that ``CORPUS/known.toml`` accepts are
+  saved, listed apart as ``known``, and do not count);
+* 1 new divergences (not known) were saved;
+* 2 a usage error (checked before fuzzing: options, decoders, output paths, a
+  ``known.toml`` that cannot be used);
 * 3 the run failed: an engine died, a worker could not start, a write failed (a
   full disk), the report could not be written; one line on stderr says what;
 * 130 interrupted (after the summary).
@@ -39,6 +41,7 @@ from utf8fuzz.commands._common import add_decoder_arguments, select_decoders
 from utf8fuzz.errors import UsageError
 
 if TYPE_CHECKING:
+    from utf8fuzz.engine.known import Known
     from utf8fuzz.engine.run import Progress
 
 HELP = "fuzz decoders against the references; save minimized divergences to the corpus"
@@ -89,6 +92,7 @@ def writable_dir(path: Path, option: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    from utf8fuzz.engine import known as known_mod
     from utf8fuzz.engine.corpus import entries_dir, inputs_dir
     from utf8fuzz.engine.run import Progress, fuzz, sigint_ignored, summary
 
@@ -102,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
     for sub in (entries_dir(corpus), inputs_dir(corpus)):
         if sub.exists():
             writable_dir(sub, "--corpus")
+    known = known_mod.load(corpus)  # a bad file: exit 2 now, not after an hour
     work = writable_dir(Path(args.work) if args.work else corpus / "work", "--work")
     if not args.no_report:
         writable_dir(Path(args.report), "--report")
@@ -113,15 +118,16 @@ def run(args: argparse.Namespace) -> int:
               "nothing to compare", file=err)
     progress = Progress()
     stop = threading.Event()
-    live = _start_live(progress, corpus, stop) if not args.json and err.isatty() \
-        else _start_log(progress, stop)
+    live = _start_live(progress, corpus, stop, known) if not args.json and err.isatty() \
+        else _start_log(progress, stop, known)
     try:
         try:
             result = fuzz(decs, engine=args.engine, seconds=args.time, jobs=args.jobs,
                           corpus=corpus, specs=args.decoder, profiles=args.profile,
-                          progress=progress, full_every=args.full_every, work=work)
+                          progress=progress, full_every=args.full_every, work=work,
+                          known=known)
         except KeyboardInterrupt:  # before the engines started, or as they ended
-            result = summary(decs, progress, corpus, [], {"interrupted": True})
+            result = summary(decs, progress, corpus, [], {"interrupted": True}, known)
     finally:
         stop.set()
         live.join()
@@ -159,30 +165,38 @@ def _report(corpus: Path, out: Path, result: dict[str, Any]) -> str | None:
         return None
 
 
-def _progress_line(progress: Progress) -> str:
+def _progress_line(progress: Progress, known: Known | None = None) -> str:
+    """The live line; signatures ``known`` accepts are counted apart from new ones."""
+    from utf8fuzz.engine.run import split_known
+
     el = max(1e-9, time.monotonic() - progress.started)
     n = progress.total
     with progress.lock:
         div = sum(progress.divergent.values())
-        new, crashes = len(progress.new), progress.crashes
+        found, crashes = list(progress.new), progress.crashes
+    new, accepted = split_known(found, known)
     return (f"fuzzing {el:6.0f}s  execs {n:>9,}  ({n / el:,.0f}/s)  divergent inputs {div:,}  "
-            f"new signatures {new}" + (f"  crashes {crashes}" if crashes else ""))
+            f"new signatures {len(new)}" + (f"  known {len(accepted)}" if accepted else "")
+            + (f"  crashes {crashes}" if crashes else ""))
 
 
-def _start_log(progress: Progress, stop: threading.Event) -> threading.Thread:
+def _start_log(progress: Progress, stop: threading.Event,
+               known: Known | None = None) -> threading.Thread:
     """A progress line on stderr every :data:`PROGRESS_EVERY` seconds, as libFuzzer
     logs, so that a CI log shows the run alive."""
 
     def loop() -> None:
         while not stop.wait(PROGRESS_EVERY):
-            print(f"utf8fuzz fuzz: {_progress_line(progress)}", file=sys.stderr, flush=True)
+            print(f"utf8fuzz fuzz: {_progress_line(progress, known)}", file=sys.stderr,
+                  flush=True)
 
     t = threading.Thread(target=loop, daemon=True)
     t.start()
     return t
 
 
-def _start_live(progress: Progress, corpus: Path, stop: threading.Event) -> threading.Thread:
+def _start_live(progress: Progress, corpus: Path, stop: threading.Event,
+                known: Known | None = None) -> threading.Thread:
     from rich.console import Console
     from rich.live import Live
     from rich.text import Text
@@ -192,7 +206,7 @@ def _start_live(progress: Progress, corpus: Path, stop: threading.Event) -> thre
     console = Console(stderr=True)
 
     def line() -> Text:
-        return Text(f"{_progress_line(progress)}  corpus {len(signature_ids(corpus))}")
+        return Text(f"{_progress_line(progress, known)}  corpus {len(signature_ids(corpus))}")
 
     def loop() -> None:
         with Live(line(), console=console, refresh_per_second=2, transient=True) as live:
@@ -222,6 +236,9 @@ def _print_summary(result: dict[str, Any]) -> None:
               f"({result['execs_per_sec']:,.0f}/s)")
     t.add_row("divergent inputs", f"{result['divergent_inputs']:,}")
     t.add_row("new signatures", str(len(result["new"])))
+    if result.get("known"):
+        t.add_row("known", f"{len(result['known'])} (saved; accepted in known.toml, "
+                  "not counted as new)")
     if result.get("crashes"):
         t.add_row("crashes", f"{result['crashes']} (a decoder ended a fuzzing process; "
                   "re-run, saved, and the engine started again)")
@@ -248,6 +265,13 @@ def _print_summary(result: dict[str, Any]) -> None:
             n.add_row(cell(x["signature"]), cell(x["class"]), cell(x["feature"]),
                       cell(x["input"].upper()))
         console.print(n)
+    if result.get("known"):
+        kt = Table(title="known differences (known.toml; not counted as new)")
+        for col in ("signature", "reason", "input (hex)"):
+            kt.add_column(col, overflow="fold")
+        for x in result["known"]:
+            kt.add_row(cell(x["signature"]), cell(x["reason"]), cell(x["input"].upper()))
+        console.print(kt)
     if result.get("unreproduced"):
         u = Table(title="unreproduced (met once; a full re-run of the input did not show it)")
         for col in ("signature", "input (hex)"):

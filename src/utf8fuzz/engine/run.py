@@ -42,12 +42,14 @@ still runs one decoder timeout plus :data:`GRACE` seconds later is killed.
 
 The summary is the ``--json`` object: ``decoders``, ``executions``, ``execs_per_sec``,
 ``divergent_inputs`` (both engines), ``new`` (one object per new signature:
-signature, decoders, class, feature, and the input the corpus holds for it, in hex),
-``unreproduced`` (the same for signatures met once that a full run of the same input
-did not show again - a stateful or flaky decoder; reported, not saved, not counted
-as new), ``crashes`` (processes a decoder ended, recovered), ``failures`` (one line
-each: why the run cannot be trusted; ``utf8fuzz fuzz`` exits 3), ``notes`` and a few
-more keys (engines, seconds, corpus size, work directory, interrupted).
+signature, decoders, class, feature, and the input the corpus holds for it, in hex;
+only those ``CORPUS/known.toml`` does not accept), ``known`` (the same for those it
+accepts, each with its ``reason``; saved all the same), ``unreproduced`` (the same
+for signatures met once that a full run of the same input did not show again - a
+stateful or flaky decoder; reported, not saved, not counted as new), ``crashes``
+(processes a decoder ended, recovered), ``failures`` (one line each: why the run
+cannot be trusted; ``utf8fuzz fuzz`` exits 3), ``notes`` and a few more keys
+(engines, seconds, corpus size, work directory, interrupted).
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ from utf8fuzz import safe
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.engine.finder import Finder, InFlight, full_every_default
+from utf8fuzz.engine.known import Known
 from utf8fuzz.engine.recover import kills_process, read_candidates, recover
 
 ENGINES = ("atheris", "hypothesis", "both")
@@ -908,8 +911,31 @@ def _saved_input(x: dict[str, Any]) -> str:
     return str(x["input"])
 
 
+def split_known(found: Sequence[dict[str, Any]],
+                known: Known | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``found`` (items with a ``signature``) as (not known, known); each known item
+    is a copy carrying its ``reason`` (:meth:`Known.match`)."""
+    if known is None:
+        return list(found), []
+    fresh: list[dict[str, Any]] = []
+    accepted: list[dict[str, Any]] = []
+    for x in found:
+        reason = known.match(str(x["signature"]))
+        if reason is None:
+            fresh.append(x)
+        else:
+            accepted.append({**x, "reason": reason})
+    return fresh, accepted
+
+
 def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None,
-            engines: Sequence[str], extra: dict[str, Any] | None = None) -> dict[str, Any]:
+            engines: Sequence[str], extra: dict[str, Any] | None = None,
+            known: Known | None = None) -> dict[str, Any]:
+    """The run's summary object (``utf8fuzz fuzz --json``). Signatures saved in
+    this run are split by ``known`` (the corpus's ``known.toml``): ``new`` holds
+    those it does not accept, the only ones that make the run's exit status 1;
+    ``known`` the others, each with its ``reason`` (escaped with :mod:`.safe`).
+    Both are saved in the corpus alike."""
     elapsed = max(1e-9, time.monotonic() - progress.started)
     with progress.lock:
         execs = progress.total
@@ -917,6 +943,7 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
         divergent = sum(progress.divergent.values())
         failures, notes, crashes = list(progress.failures), list(progress.notes), \
             progress.crashes
+    new, accepted = split_known(new, known)
     return {
         "decoders": sorted(d.name for d in decoders),
         "engines": list(engines),
@@ -929,6 +956,12 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
              "feature": x["feature"], "input": _saved_input(x),
              "position_dependent": x.get("position_dependent", False)}
             for x in new
+        ],
+        "known": [
+            {"signature": x["signature"], "decoders": x["decoders"], "class": x["class"],
+             "feature": x["feature"], "input": _saved_input(x),
+             "reason": safe.text(x["reason"], 1000)}
+            for x in accepted
         ],
         "unreproduced": [
             {"signature": x["signature"], "decoders": x["decoders"], "class": x["class"],
@@ -948,7 +981,7 @@ def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: fl
          jobs: int = 1, corpus: Path | None = None, specs: Sequence[str] = (),
          profiles: Sequence[str] = (), progress: Progress | None = None,
          minimize_seconds: float | None = None, full_every: int | None = None,
-         work: Path | None = None) -> dict[str, Any]:
+         work: Path | None = None, known: Known | None = None) -> dict[str, Any]:
     """Run the chosen engine(s) for ``seconds`` and return the summary object; an
     interrupt (SIGINT) stops the engines and still returns it (``interrupted``).
 
@@ -957,6 +990,7 @@ def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: fl
     ``full_every``: see :mod:`.finder` (None: ``$UTF8FUZZ_FULL_EVERY`` or 8).
     ``work``: the work directory (module docstring; default ``<corpus>/work``, or a
     temporary directory removed at the end when there is no corpus).
+    ``known``: the accepted differences the summary sets apart (:func:`summary`).
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines are {', '.join(ENGINES)}")
@@ -1027,7 +1061,7 @@ def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: fl
         w.clean()
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
-    return summary(decoders, progress, corpus, used, extra)
+    return summary(decoders, progress, corpus, used, extra, known)
 
 
 @contextlib.contextmanager

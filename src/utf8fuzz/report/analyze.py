@@ -16,6 +16,7 @@ from typing import Any
 
 import utf8fuzz
 from utf8fuzz import safe
+from utf8fuzz.engine.known import Known
 from utf8fuzz.outcome import Outcome
 from utf8fuzz.report.fingerprint import Fingerprint, policy_fingerprints
 from utf8fuzz.report.hexview import Grid, build_grid
@@ -38,6 +39,9 @@ class Section:
     command: str
     test: str
     new: bool
+    #: why ``CORPUS/known.toml`` accepts this signature (as written; escape to show
+    #: it), None when it is not a known difference
+    known: str | None = None
 
 
 @dataclass
@@ -57,6 +61,7 @@ class Report:
     date: str
     corpus: Corpus
     run: dict[str, Any] | None
+    #: the signatures that are not known differences (the report's main lists)
     sections: list[Section]
     fingerprints: list[Fingerprint]
     matrix: Matrix
@@ -67,6 +72,8 @@ class Report:
     summary: dict[str, Any] = field(default_factory=dict)
     #: why the corpus's policy tally was not used (plain text), if it was not
     fingerprint_note: str | None = None
+    #: the signatures ``known.toml`` accepts, shown apart ("Known differences")
+    known_sections: list[Section] = field(default_factory=list)
 
 
 def _run_new(run: dict[str, Any] | None) -> set[str]:
@@ -102,7 +109,7 @@ def _decoder_infos(entries: list[Entry]) -> tuple[list[DecoderInfo], list[tuple[
             sorted((k, v, n) for (k, v), n in env.items()))
 
 
-def _section(e: Entry, new: set[str]) -> Section:
+def _section(e: Entry, new: set[str], known: Known) -> Section:
     ev = judge_entry(e)
     ref = utf8fuzz.decode(e.data, e.profile, e.reference_policy)
     refs: dict[str, Outcome] = {}
@@ -110,19 +117,23 @@ def _section(e: Entry, new: set[str]) -> Section:
         refs[name] = utf8fuzz.decode(e.data, rec.profile, rec.policy)
     grid = build_grid(e, ref, refs, ev.offset)
     return Section(e, ev, grid, diff_command(e), pytest_body(e, ev.clause.ref),
-                   e.signature in new)
+                   e.signature in new, known.match(e.signature))
 
 
 def analyze(corpus: Corpus, date: str, run: dict[str, Any] | None = None,
-            out_dir: Path | None = None) -> Report:
+            out_dir: Path | None = None, known: Known | None = None) -> Report:
+    """The report of ``corpus``; signatures ``known`` (the corpus's ``known.toml``)
+    accepts go to ``known_sections``, the rest to ``sections``."""
     new = _run_new(run)
-    sections = [_section(e, new) for e in corpus.entries]
+    every = [_section(e, new, known or Known()) for e in corpus.entries]
+    sections = [s for s in every if s.known is None]
     decs, env = _decoder_infos(corpus.entries)
     fps = policy_fingerprints(corpus)
     rep = Report(
         date=date, corpus=corpus, run=run, sections=sections,
         fingerprints=fps.items, fingerprint_note=fps.note,
         matrix=agreement_matrix(corpus.entries), decoders=decs, environment=env,
+        known_sections=[s for s in every if s.known is not None],
     )
     rep.summary = summary_of(rep)
     if out_dir is not None:
@@ -146,10 +157,10 @@ def summary_of(rep: Report) -> dict[str, Any]:
     entries = rep.corpus.entries
     run = rep.run
     if run:
-        found = len(run.get("new") or [])
+        found = len(run.get("new") or [])  # the run left known ones out already
         source = "run"
     else:
-        found = sum(1 for e in entries if e.found_date == rep.date)
+        found = sum(1 for sec in rep.sections if sec.entry.found_date == rep.date)
         source = "found.at"
     m = rep.matrix
     s: dict[str, Any] = {
@@ -171,9 +182,13 @@ def summary_of(rep: Report) -> dict[str, Any]:
             "executions": run.get("executions"),
             "execs_per_sec": run.get("execs_per_sec"),
             "new": sorted(safe.text(x, 500) for x in _run_new(run)),
+            "known": sorted(safe.text(x.get("signature"), 500) for x in run.get("known") or []
+                            if isinstance(x, dict)),
         },
-        "by_class": dict(sorted(Counter(e.cls for e in entries).items())),
-        "by_profile": dict(sorted(Counter(e.profile for e in entries).items())),
+        # over the signatures that are not known, as the overview lists them
+        "by_class": dict(sorted(Counter(sec.entry.cls for sec in rep.sections).items())),
+        "by_profile": dict(sorted(Counter(sec.entry.profile
+                                          for sec in rep.sections).items())),
         "signatures": [
             {
                 "id": sec.entry.sig_id,
@@ -192,6 +207,19 @@ def summary_of(rep: Report) -> dict[str, Any]:
                 },
             }
             for sec in rep.sections
+        ],
+        "known": [
+            {
+                "id": sec.entry.sig_id,
+                "signature": safe.text(sec.entry.signature, 500),
+                "profile": sec.entry.profile,
+                "class": safe.text(sec.entry.cls),
+                "feature": safe.text(sec.entry.feature),
+                "input": sec.entry.data.hex(),
+                "new": sec.new,
+                "reason": safe.text(sec.known, 1000),
+            }
+            for sec in rep.known_sections
         ],
         "fingerprints": {
             safe.text(fp.decoder, 200): {

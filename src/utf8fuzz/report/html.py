@@ -92,7 +92,7 @@ def grid_html(grid: Grid) -> str:
     return "".join(out)
 
 
-def _section(i: int, sec: Section) -> str:
+def _section(i: int | str, sec: Section) -> str:
     e, ev = sec.entry, sec.verdict
     new = ' <span class="new">new in this run</span>' if sec.new else ""
     facts = [
@@ -111,6 +111,8 @@ def _section(i: int, sec: Section) -> str:
             f"{k} {e.found[k]}" for k in ("at", "engine", "original_size", "minimized_size")
             if k in e.found)) + "</li>")
     facts += [f'<li class="warn">warning: {h(w)}</li>' for w in e.warnings]
+    if sec.known is not None:
+        facts.append(f"<li>known difference: {h(sec.known)}</li>")
     wrong = [v for v in ev.verdicts if not v.follows]
     right = [v for v in ev.verdicts if v.follows]
     rows = "".join(
@@ -169,7 +171,8 @@ def render(rep: Report) -> str:
         r = s["run"]
         parts.append(
             f"<p>Run: {h(r['executions'])} executions at {h(r['execs_per_sec'])} per second, "
-            f"{len(r['new'])} new signatures; decoders: "
+            f"{len(r['new'])} new signatures"
+            + (f", {len(r['known'])} known" if r.get("known") else "") + "; decoders: "
             + ", ".join(f"<code>{h(d)}</code>" for d in r["decoders"]) + ".</p>")
     parts.append("<p>Bytes are shown as hex and code points as U+XXXX; nothing decoded is "
                  "shown as text. See reports/README.md for how to read this report.</p>")
@@ -194,12 +197,30 @@ def render(rep: Report) -> str:
                          "</td></tr>")
         parts.append("</table><h2>Signatures</h2>" + LEGEND)
         parts += [_section(i, sec) for i, sec in enumerate(rep.sections, 1)]
+    parts.append(_known(rep))
     parts.append(_fingerprints(rep))
     parts.append(_matrix(rep))
     parts.append(_trend(rep))
     parts.append(_decoders(rep))
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+def _known(rep: Report) -> str:
+    """The signatures ``known.toml`` accepts, apart from the others: a table with
+    each one's reason, then their details (numbered K1, K2, ...)."""
+    if not rep.known_sections:
+        return ""
+    out = ['<h2 id="known">Known differences</h2><p>Accepted in the corpus\'s known.toml, '
+           "each for the reason given there: saved and replayed like any entry, not counted "
+           'as new.</p><table class="t"><tr><th>#</th><th>signature</th><th>reason</th></tr>']
+    for i, sec in enumerate(rep.known_sections, 1):
+        new = ' <span class="new">new</span>' if sec.new else ""
+        out.append(f'<tr><td>K{i}</td><td><a href="#sig-{h(sec.entry.sig_id)}">'
+                   f"{h(sec.entry.signature)}</a>{new}</td><td>{h(sec.known)}</td></tr>")
+    out.append("</table>" + LEGEND)
+    out += [_section(f"K{i}", sec) for i, sec in enumerate(rep.known_sections, 1)]
+    return "".join(out)
 
 
 def _fingerprints(rep: Report) -> str:

@@ -21,7 +21,7 @@ def _table(head: list[str], rows: list[list[str]]) -> list[str]:
     return out
 
 
-def _section(i: int, sec: Section) -> list[str]:
+def _section(i: int | str, sec: Section) -> list[str]:
     e = sec.entry
     ev = sec.verdict
     out = [f"### {i}. {safe.md(e.signature)}" + (" (new in this run)" if sec.new else ""), ""]
@@ -68,7 +68,8 @@ def render(rep: Report) -> str:
     if rep.run:
         r = s["run"]
         out.append(f"Run: {r['executions']} executions at {r['execs_per_sec']} per second, "
-                   f"{len(r['new'])} new signatures, decoders: "
+                   f"{len(r['new'])} new signatures"
+                   + (f", {len(r['known'])} known" if r.get("known") else "") + ", decoders: "
                    + ", ".join(safe.md_code(d) for d in r["decoders"]) + ".")
     out += ["", "How to read it: see reports/README.md. Bytes are hex, code points U+XXXX; "
             "nothing decoded is shown as text.", ""]
@@ -92,6 +93,7 @@ def render(rep: Report) -> str:
         out += ["", "## Signatures", ""]
         for i, sec in enumerate(rep.sections, 1):
             out += _section(i, sec)
+    out += _known(rep)
     out += ["## Replacement-policy fingerprints", ""]
     if rep.fingerprint_note:
         out += [safe.md(rep.fingerprint_note), ""]
@@ -149,6 +151,26 @@ def render(rep: Report) -> str:
         out += [f"- {safe.md(k)}: {safe.md(v)} ({n} entries)" for k, v, n in rep.environment]
     out.append("")
     return "\n".join(out)
+
+
+def _known(rep: Report) -> list[str]:
+    """The signatures ``known.toml`` accepts, apart from the others: a table with
+    each one's reason, then their details (numbered K1, K2, ...)."""
+    if not rep.known_sections:
+        return []
+    out = ["## Known differences", "",
+           "Accepted in the corpus's known.toml, each for the reason given there: saved and "
+           "replayed like any entry, not counted as new.", ""]
+    out += _table(["#", "signature", "reason"],
+                  [[f"K{i}", safe.md(sec.entry.signature) + (" (new)" if sec.new else ""),
+                    safe.md(sec.known)]
+                   for i, sec in enumerate(rep.known_sections, 1)])
+    out.append("")
+    for i, sec in enumerate(rep.known_sections, 1):
+        sub = _section(f"K{i}", sec)
+        sub[2:2] = [f"- known difference: {safe.md(sec.known)}"]
+        out += sub
+    return out
 
 
 def _fp_source(source: str) -> str:
