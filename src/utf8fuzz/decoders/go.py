@@ -49,10 +49,9 @@ from __future__ import annotations
 
 from utf8fuzz.decoders import peers
 from utf8fuzz.decoders.base import Decoder, Unavailable
-from utf8fuzz.decoders.exec import peer
 
 #: variant -> (call, mode, policy, reasons, text only)
-VARIANTS: dict[str, tuple[str, str, str, bool, bool]] = {
+VARIANTS: dict[str, peers.Variant] = {
     "decoderune": ("utf8.DecodeRune loop", "replace", "per-byte", True, False),
     "runes": ("[]rune(string(b))", "replace", "per-byte", False, True),
     "tovalidutf8": ('strings.ToValidUTF8(s, "\\uFFFD")', "replace", "per-run", False, True),
@@ -61,10 +60,4 @@ VARIANTS: dict[str, tuple[str, str, str, bool, bool]] = {
 
 
 def discover() -> list[Decoder | Unavailable]:
-    built = peers.find("go")
-    if built is None:
-        why = peers.why_unavailable("go")
-        return [Unavailable(f"go:{v}", why) for v in VARIANTS]
-    return [peer(built.argv(v), name=f"go:{v}", mode=mode, policy=policy, reasons=reasons,
-                 text_only=text_only, versions={"call": call, "built with": built.toolchain})
-            for v, (call, mode, policy, reasons, text_only) in VARIANTS.items()]
+    return peers.discover("go", VARIANTS)

@@ -40,10 +40,9 @@ from __future__ import annotations
 
 from utf8fuzz.decoders import peers
 from utf8fuzz.decoders.base import Decoder, Unavailable
-from utf8fuzz.decoders.exec import peer
 
 #: variant -> (call, mode, policy, reasons, text only)
-VARIANTS: dict[str, tuple[str, str, str, bool, bool]] = {
+VARIANTS: dict[str, peers.Variant] = {
     "string": ("new String(bytes, StandardCharsets.UTF_8)", "replace", "maximal-subpart",
                False, True),
     "charsetdecoder": ("StandardCharsets.UTF_8.newDecoder(), CodingErrorAction.REPORT",
@@ -52,10 +51,4 @@ VARIANTS: dict[str, tuple[str, str, str, bool, bool]] = {
 
 
 def discover() -> list[Decoder | Unavailable]:
-    built = peers.find("java")
-    if built is None:
-        why = peers.why_unavailable("java")
-        return [Unavailable(f"java:{v}", why) for v in VARIANTS]
-    return [peer(built.argv(v), name=f"java:{v}", mode=mode, policy=policy, reasons=reasons,
-                 text_only=text_only, versions={"call": call, "built with": built.toolchain})
-            for v, (call, mode, policy, reasons, text_only) in VARIANTS.items()]
+    return peers.discover("java", VARIANTS)

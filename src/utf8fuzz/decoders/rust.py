@@ -36,20 +36,13 @@ from __future__ import annotations
 
 from utf8fuzz.decoders import peers
 from utf8fuzz.decoders.base import Decoder, Unavailable
-from utf8fuzz.decoders.exec import peer
 
 #: variant -> (call, mode, policy, reasons, text only)
-VARIANTS: dict[str, tuple[str, str, str, bool, bool]] = {
+VARIANTS: dict[str, peers.Variant] = {
     "from-utf8": ("String::from_utf8", "strict", "maximal-subpart", True, False),
     "from-utf8-lossy": ("String::from_utf8_lossy", "replace", "maximal-subpart", False, True),
 }
 
 
 def discover() -> list[Decoder | Unavailable]:
-    built = peers.find("rust")
-    if built is None:
-        why = peers.why_unavailable("rust")
-        return [Unavailable(f"rust:{v}", why) for v in VARIANTS]
-    return [peer(built.argv(v), name=f"rust:{v}", mode=mode, policy=policy, reasons=reasons,
-                 text_only=text_only, versions={"call": call, "built with": built.toolchain})
-            for v, (call, mode, policy, reasons, text_only) in VARIANTS.items()]
+    return peers.discover("rust", VARIANTS)

@@ -24,6 +24,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from utf8fuzz.decoders.base import Decoder, Unavailable
+from utf8fuzz.decoders.exec import peer
+
 #: Bumped whenever build.py changes how a client is compiled or run, so that
 #: every existing build becomes stale.
 RECIPE = "2"
@@ -140,6 +143,23 @@ def why_unavailable(lang: str) -> str:
     if compiler(lang) is None:
         return not_installed(lang)
     return "not built: run make setup"
+
+
+#: A peer's variant: (the call it makes, mode, policy, reasons, text only).
+Variant = tuple[str, str, str, bool, bool]
+
+
+def discover(lang: str, variants: dict[str, Variant]) -> list[Decoder | Unavailable]:
+    """``lang``'s decoders, one per variant (``LANG:VARIANT``, its own process,
+    started on first use: :func:`utf8fuzz.decoders.exec.peer`), or one line each
+    saying why the build is not there. Never runs or compiles anything."""
+    built = find(lang)
+    if built is None:
+        why = why_unavailable(lang)
+        return [Unavailable(f"{lang}:{v}", why) for v in variants]
+    return [peer(built.argv(v), name=f"{lang}:{v}", mode=mode, policy=policy, reasons=reasons,
+                 text_only=text_only, versions={"call": call, "built with": built.toolchain})
+            for v, (call, mode, policy, reasons, text_only) in variants.items()]
 
 
 def find_java_runtime() -> str | None:
