@@ -68,6 +68,8 @@ def test_what_a_person_sees(page: OpenPage, report: Path) -> None:
     sizes = page.eval("[...document.querySelectorAll('figure svg')]"
                       ".map(s => s.getBoundingClientRect().width)")
     assert len(sizes) == 2 and all(w > 100 for w in sizes)
+    # Nothing makes the page scroll sideways (the matrix fits a 1,280-px window).
+    assert page.eval("document.documentElement.scrollWidth <= window.innerWidth")
     # The trend has the earlier report's point too.
     assert page.eval("document.querySelectorAll('#trend ~ figure circle').length") == 4
     # The hostile name is shown escaped, as text.

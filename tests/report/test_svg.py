@@ -21,6 +21,16 @@ def test_matrix_svg() -> None:
     assert matrix_svg(Matrix([], {}, {})) == ""
 
 
+def test_the_matrix_of_forty_long_named_decoders_fits_the_page() -> None:
+    # 29 decoders in this repository's corpus today (33-character names); the Go,
+    # Java and Rust peers bring 8 more: drawn as before (44-px cells) it was 1,516 px
+    names = [f"plugin:some.package.module:decoder_number_{i:02d}"[:48] for i in range(40)]
+    m = Matrix(names, {(a, b): 10 for a in names for b in names if a != b},
+               {(a, b): 1 for a in names for b in names if a != b})
+    root = ET.fromstring(matrix_svg(m))
+    assert int(root.get("width", "0")) <= 1150  # the report's body is 1,200 px wide
+
+
 def test_trend_svg() -> None:
     pts = [Point(f"2026-01-{d:02d}", d * 2, d % 3) for d in range(1, 20)]
     svg = trend_svg(pts)

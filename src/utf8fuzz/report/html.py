@@ -31,6 +31,7 @@ table.t td,table.t th{border:1px solid #ccc;padding:.2em .5em;text-align:left;
 .ok{color:#17692a;font-weight:600}.bad{color:#b00020;font-weight:600}
 .clause{background:#eef5ff;border-left:4px solid #3a6fb0;padding:.5em .8em}
 .gridwrap{overflow-x:auto;margin:.5em 0}
+figure{margin:1em 0}figure svg{max-width:100%;height:auto}
 table.grid{border-collapse:collapse}
 table.grid td,table.grid th{border:1px solid #e2e2e2;padding:1px 4px;white-space:nowrap;
  text-align:center}
@@ -233,7 +234,9 @@ def _fingerprints(rep: Report) -> str:
                "the fuzz runs compared in full (or, for a decoder no run counted, the corpus "
                "inputs). Discriminating inputs are those on which the policies themselves "
                "differ; each feature is where their cuts first differ.</p>" + note)
-    out.append('<table class="t"><tr><th>decoder</th><th>claims</th><th>fingerprint</th>'
+    # wide (a line per feature): it scrolls in its own box, never the page
+    out.append('<div class="gridwrap"><table class="t"><tr><th>decoder</th><th>claims</th>'
+               '<th>fingerprint</th>'
                "<th>counted over</th><th>discriminating</th><th>explained by</th>"
                "<th>by feature</th><th>inputs no policy explains</th></tr>")
     for fp in rep.fingerprints:
@@ -255,7 +258,7 @@ def _fingerprints(rep: Report) -> str:
                    f"<td>{fp.discriminating}/{fp.inputs}</td>"
                    f'<td class="nowrap">{expl}</td><td class="nowrap">{feats or "none"}</td>'
                    f'<td>{un or "none"}</td></tr>')
-    out.append("</table>")
+    out.append("</table></div>")
     return "".join(out)
 
 

@@ -15,6 +15,9 @@ from utf8fuzz.report.matrix import Matrix
 from utf8fuzz.report.trend import Point
 
 CHAR_W = 6.6  # approximate width of a 11px monospace character
+#: The widest the matrix is drawn: the report's body is 1,200 px (html.py), so a
+#: 1,400-px window shows the whole matrix without scrolling sideways.
+MATRIX_MAX_W = 1150
 
 
 def _color(ratio: float) -> str:
@@ -32,8 +35,11 @@ def matrix_svg(m: Matrix) -> str:
     n = len(names)
     if n == 0:
         return ""
-    cell = 44
     label_w = round(max(len(x) for x in names) * CHAR_W) + 12
+    # cells shrink (down to 18 px, their count in a smaller font) so that the
+    # matrix fits MATRIX_MAX_W; the page scales the rare larger one down (html.py)
+    cell = max(18, min(44, (MATRIX_MAX_W - label_w - 10) // n))
+    count_font = 11 if cell >= 32 else 9 if cell >= 24 else 7
     top = label_w  # column labels are rotated, so they need as much height
     width = label_w + n * cell + 10
     height = top + n * cell + 10
@@ -66,7 +72,7 @@ def matrix_svg(m: Matrix) -> str:
                 f'<g><title>{safe.xml(tip)}</title>'
                 f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" fill="{fill}"/>'
                 f'<text x="{x + (cell - 2) / 2:.0f}" y="{y + cell / 2 + 3:.0f}" '
-                f'text-anchor="middle"{ink}>{safe.xml(label)}</text></g>'
+                f'text-anchor="middle" font-size="{count_font}"{ink}>{safe.xml(label)}</text></g>'
             )
     out.append("</svg>")
     return "".join(out)
