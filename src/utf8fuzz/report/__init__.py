@@ -11,8 +11,9 @@ calls it without. The signatures the corpus's ``known.toml`` accepts
 Stages, one module each: :mod:`.load` (sidecars, corrupt ones listed by path),
 :mod:`.verdict` (clause and verdict per decoder), :mod:`.hexview` (annotated hex
 and aligned tokens), :mod:`.fingerprint`, :mod:`.matrix`, :mod:`.trend`,
-:mod:`.reproduce`, :mod:`.analyze` (all of it, once), then the renderers
-:mod:`.html` and :mod:`.markdown` with :mod:`.svg` for figures. :mod:`.safe` is
+:mod:`.reproduce`, :mod:`.findings` (signatures grouped by decoder family and
+explanation, which the report leads with), :mod:`.analyze` (all of it, once), then
+the renderers :mod:`.html` and :mod:`.markdown` with :mod:`.svg` for figures. :mod:`.safe` is
 the only place where bytes or strings become displayable text.
 
 Writing. A report for a date that already exists is replaced: the files are

@@ -18,6 +18,7 @@ import utf8fuzz
 from utf8fuzz import safe
 from utf8fuzz.engine.known import Known
 from utf8fuzz.outcome import Outcome
+from utf8fuzz.report.findings import Finding, findings, spec_side
 from utf8fuzz.report.fingerprint import Fingerprint, policy_fingerprints
 from utf8fuzz.report.hexview import Grid, build_grid
 from utf8fuzz.report.load import Corpus, Entry
@@ -74,6 +75,9 @@ class Report:
     fingerprint_note: str | None = None
     #: the signatures ``known.toml`` accepts, shown apart ("Known differences")
     known_sections: list[Section] = field(default_factory=list)
+    #: one per (decoder family, explanation), over every signature (known ones
+    #: too), sorted (:mod:`.findings`); a finding is known when all its signatures are
+    findings: list[Finding] = field(default_factory=list)
 
 
 def _run_new(run: dict[str, Any] | None) -> set[str]:
@@ -134,6 +138,7 @@ def analyze(corpus: Corpus, date: str, run: dict[str, Any] | None = None,
         fingerprints=fps.items, fingerprint_note=fps.note,
         matrix=agreement_matrix(corpus.entries), decoders=decs, environment=env,
         known_sections=[s for s in every if s.known is not None],
+        findings=findings(every),
     )
     rep.summary = summary_of(rep)
     if out_dir is not None:
@@ -176,6 +181,23 @@ def summary_of(rep: Report) -> dict[str, Any]:
             ],
         },
         "divergences_found": found,
+        # one per (decoder family, explanation), known ones too ("known": true)
+        "findings_count": sum(1 for f in rep.findings if not f.known),
+        "findings": [
+            {
+                "id": f.id,
+                "family": safe.text(f.family, 200),
+                "decoders": [safe.text(d, 200) for d in f.decoders],
+                "rule": safe.text(f.rule, 300),
+                "explanation": safe.text(f.text, 800),
+                "severity": f.severity,
+                "spec": safe.text(spec_side(f), 500),
+                "signatures": f.signatures,
+                "known": f.known,
+                "reasons": [safe.text(r, 1000) for r in f.reasons],
+            }
+            for f in rep.findings
+        ],
         "divergences_found_source": source,
         "run": None if not run else {
             "decoders": [safe.text(d, 200) for d in run.get("decoders") or []],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from utf8fuzz import safe
 from utf8fuzz.report.analyze import Report, Section
+from utf8fuzz.report.findings import Finding, headline, spec_side
 from utf8fuzz.report.hexview import Grid, chunk
 from utf8fuzz.report.svg import matrix_svg, trend_svg
 
@@ -180,6 +181,7 @@ def render(rep: Report) -> str:
     if not c.entries:
         parts.append("<p><b>The corpus has no entries: no divergence has been recorded."
                      "</b></p>")
+    parts.append(_findings(rep))
     if c.corrupt:
         parts.append("<h2>Unreadable entries</h2><ul>")
         parts += [f"<li><code>{h(x.path)}</code>: {h(x.reason)}</li>" for x in c.corrupt]
@@ -205,6 +207,44 @@ def render(rep: Report) -> str:
     parts.append(_decoders(rep))
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+def _finding_rows(fs: list[Finding]) -> str:
+    out = ['<table class="t"><tr><th>finding</th><th>family</th><th>decoders</th>'
+           "<th>severity</th><th>explanation</th><th>the spec</th><th>evidence</th></tr>"]
+    for f in fs:
+        ev = ", ".join(f'<a href="#sig-{h(sid)}">{h(sid)}</a>' for sid in f.signatures)
+        why = ("".join(f"<br>known: {h(r)}" for r in f.reasons) if f.known else "")
+        out.append(f'<tr id="finding-{h(f.id)}"><td><code>{h(f.id[:8])}</code></td>'
+                   f"<td>{h(f.family)}</td>"
+                   f"<td>{'<br>'.join(f'<code>{h(d)}</code>' for d in f.decoders)}</td>"
+                   f"<td>{h(f.severity)}</td><td>{h(f.text)}{why}</td>"
+                   f"<td>{h(spec_side(f))}</td>"
+                   f"<td>{len(f.signatures)}: {ev}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def _findings(rep: Report) -> str:
+    """What the report leads with: one row per (decoder family, explanation), its
+    signatures linked as evidence; the known ones apart, below."""
+    if not rep.findings:
+        return ""
+    open_ = [f for f in rep.findings if not f.known]
+    known = [f for f in rep.findings if f.known]
+    out = ['<h2 id="findings">Findings</h2>',
+           f"<p><b>{h(headline(open_))}</b>"
+           + (f"; known and listed apart: {h(headline(known))}" if known else "") + ".</p>",
+           "<p>A finding is one cause in one decoder family: the simplest rule that "
+           "reproduces what the decoder did, stated in the spec's words, with the "
+           "signatures that show it as its evidence. The spec column is the clause of "
+           "the first evidence signature, where the reference decides.</p>"]
+    if open_:
+        out.append(_finding_rows(open_))
+    if known:
+        out.append('<h3 id="known-findings">Known findings</h3><p>Every signature of these is '
+                   "accepted in the corpus's known.toml.</p>" + _finding_rows(known))
+    return "".join(out)
 
 
 def _known(rep: Report) -> str:

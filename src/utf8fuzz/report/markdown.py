@@ -10,6 +10,7 @@ from typing import Any
 
 from utf8fuzz import safe
 from utf8fuzz.report.analyze import Report, Section
+from utf8fuzz.report.findings import Finding, headline, spec_side
 from utf8fuzz.report.hexview import text_layout
 
 GRID_WIDTH = 16
@@ -75,6 +76,7 @@ def render(rep: Report) -> str:
             "nothing decoded is shown as text.", ""]
     if not corpus.entries:
         out += ["**The corpus has no entries: no divergence has been recorded.**", ""]
+    out += _findings(rep)
     if corpus.corrupt:
         out += ["## Unreadable entries", ""]
         out += [f"- {safe.md_code(c.path)}: {safe.md(c.reason)}" for c in corpus.corrupt]
@@ -151,6 +153,40 @@ def render(rep: Report) -> str:
         out += [f"- {safe.md(k)}: {safe.md(v)} ({n} entries)" for k, v, n in rep.environment]
     out.append("")
     return "\n".join(out)
+
+
+def _finding_rows(fs: list[Finding]) -> list[str]:
+    rows = []
+    for f in fs:
+        why = "".join(f"; known: {safe.md(r)}" for r in f.reasons) if f.known else ""
+        rows.append([safe.md_code(f.id[:8]), safe.md(f.family),
+                     ", ".join(safe.md_code(d) for d in f.decoders), safe.md(f.severity),
+                     safe.md(f.text) + why, safe.md(spec_side(f)),
+                     f"{len(f.signatures)}: " + ", ".join(safe.md_code(s)
+                                                          for s in f.signatures)])
+    return _table(["finding", "family", "decoders", "severity", "explanation", "the spec",
+                   "evidence"], rows)
+
+
+def _findings(rep: Report) -> list[str]:
+    """What the report leads with (see html._findings)."""
+    if not rep.findings:
+        return []
+    open_ = [f for f in rep.findings if not f.known]
+    known = [f for f in rep.findings if f.known]
+    out = ["## Findings", "",
+           f"**{safe.md(headline(open_))}**"
+           + (f"; known and listed apart: {safe.md(headline(known))}" if known else "") + ".",
+           "", "A finding is one cause in one decoder family: the simplest rule that "
+           "reproduces what the decoder did, with the signatures that show it as its "
+           "evidence. The spec column is the clause of the first evidence signature.", ""]
+    if open_:
+        out += [*_finding_rows(open_), ""]
+    if known:
+        out += ["### Known findings", "",
+                "Every signature of these is accepted in the corpus's known.toml.", "",
+                *_finding_rows(known), ""]
+    return out
 
 
 def _known(rep: Report) -> list[str]:

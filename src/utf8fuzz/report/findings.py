@@ -1,0 +1,120 @@
+"""Findings: the signatures of a report grouped by root cause (issue 16, item 6).
+
+A *finding* is one (decoder family, explanation): for every decoder a signature
+names as divergent, :func:`utf8fuzz.engine.explain.explain` explains its recorded
+outcome, and :func:`~utf8fuzz.engine.explain.family` names its library. All the
+signatures that give one family the same explanation rule are that finding's
+evidence. So PyICU's ignore mode, which substitutes at every spec feature, is one
+finding with many signatures; a crash and a wrong value in one decoder are two.
+
+Computed from the report's sections only (no new decoding of decoders: the
+recorded outcomes are what is explained). The order is deterministic: by
+severity (:data:`~utf8fuzz.engine.explain.SEVERITIES`, most serious first), then
+by number of signatures (most first), then by id.
+
+Strings here are as recorded (decoder names, reasons are data from disk): the
+renderers escape them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from utf8fuzz.engine.explain import SEVERITIES, explain, family, finding_id
+
+if TYPE_CHECKING:  # analyze imports this module
+    from utf8fuzz.report.analyze import Section
+
+
+@dataclass
+class Finding:
+    """One (family, rule). ``decoders``: the decoder names that showed it, sorted;
+    ``sections``: its evidence, in report order (one per signature); ``known``:
+    every signature of it is accepted by ``known.toml`` (``reasons``: theirs,
+    distinct, sorted)."""
+
+    id: str
+    family: str
+    rule: str
+    text: str
+    severity: str
+    decoders: list[str] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+    known: bool = False
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def signatures(self) -> list[str]:
+        """The evidence signatures' ids."""
+        return [s.entry.sig_id for s in self.sections]
+
+
+def divergent(sec: Section) -> list[str]:
+    """The decoders of a signature that diverge: those the signature names (and
+    recorded); if it names none that were recorded, those whose verdict is that
+    they do not follow their profile."""
+    e = sec.entry
+    named = [d for d in e.decoders if d in e.records]
+    if named:
+        return sorted(set(named))
+    return sorted({v.decoder for v in sec.verdict.verdicts
+                   if not v.follows and v.decoder in e.records})
+
+
+def _rank(severity: str) -> int:
+    return SEVERITIES.index(severity) if severity in SEVERITIES else len(SEVERITIES)
+
+
+def findings(sections: Iterable[Section]) -> list[Finding]:
+    """The findings of ``sections`` (the report's, known ones included), sorted."""
+    by_id: dict[str, Finding] = {}
+    for sec in sections:
+        e = sec.entry
+        for name in divergent(sec):
+            rec = e.records[name]
+            ex = explain(e.data, rec.outcome, rec.profile, rec.policy, e.cls, e.feature)
+            fam = family(name)
+            fid = finding_id(fam, ex.rule)
+            f = by_id.get(fid)
+            if f is None:
+                f = by_id[fid] = Finding(fid, fam, ex.rule, ex.text, ex.severity)
+            if name not in f.decoders:
+                f.decoders.append(name)
+            if all(s.entry.sig_id != e.sig_id for s in f.sections):
+                f.sections.append(sec)
+    for f in by_id.values():
+        f.decoders.sort()
+        f.known = all(s.known is not None for s in f.sections)
+        f.reasons = sorted({s.known for s in f.sections if s.known is not None})
+    return sorted(by_id.values(),
+                  key=lambda f: (_rank(f.severity), -len(f.sections), f.id))
+
+
+def counts(fs: Iterable[Finding]) -> dict[str, int]:
+    """Findings per severity, in :data:`SEVERITIES` order, zeros left out."""
+    n: dict[str, int] = {}
+    for f in fs:
+        n[f.severity] = n.get(f.severity, 0) + 1
+    return {s: n[s] for s in [*SEVERITIES, *sorted(set(n) - set(SEVERITIES))] if s in n}
+
+
+def headline(fs: list[Finding]) -> str:
+    """``N findings (k non-conformance, ...) in D decoder families, from S
+    signatures`` (plain text: severities and numbers only)."""
+    by = ", ".join(f"{k} {s}" for s, k in counts(fs).items())
+    fams = len({f.family for f in fs})
+    sigs = len({sid for f in fs for sid in f.signatures})
+    return (f"{len(fs)} finding{'s' if len(fs) != 1 else ''}" + (f" ({by})" if by else "")
+            + f" in {fams} decoder famil{'ies' if fams != 1 else 'y'}, from {sigs} "
+            f"signature{'s' if sigs != 1 else ''}")
+
+
+def spec_side(f: Finding) -> str:
+    """Which side the spec takes: its first evidence signature's clause (as
+    recorded there; escape to show)."""
+    return f.sections[0].verdict.clause.ref if f.sections else ""
+
+
+__all__ = ["Finding", "counts", "divergent", "findings", "headline", "spec_side"]

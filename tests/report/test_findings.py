@@ -1,0 +1,167 @@
+"""findings: the report's signatures grouped by (decoder family, explanation),
+and the report leading with them (issue 16, item 6)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import utf8fuzz
+from tests.report.builder import (
+    HOSTILE_NAME,
+    PerByte,
+    QuotesInputInCrash,
+    cpython_decoders,
+    write_corpus,
+)
+from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.engine.explain import SEVERITIES, finding_id
+from utf8fuzz.outcome import Outcome
+from utf8fuzz.report import render_all
+from utf8fuzz.report.analyze import Report, analyze
+from utf8fuzz.report.findings import Finding, headline
+from utf8fuzz.report.load import load_corpus
+
+# Two inputs where the per-byte policy cuts differently from maximal subparts, at two
+# different features (a truncated 3-byte and a truncated 4-byte sequence): two
+# signatures, one cause.
+TRUNC3 = b"\xe1\x80"
+TRUNC4 = b"\xf0\x90\x41"
+
+
+class CrashesOnFF(Decoder):
+    """One decoder with two bugs: it raises on a byte FF, and otherwise cuts errors
+    per byte where it claims maximal subparts."""
+
+    shows = frozenset({"replace"})
+
+    def __init__(self, name: str = "plugin:two-bugs") -> None:
+        self.name = name
+
+    def run(self, data: bytes) -> Outcome:
+        if b"\xff" in data:
+            raise ValueError("FF")
+        return Outcome.partial(
+            len(data), replace=utf8fuzz.decode(data, "unicode", "per-byte").codepoints())
+
+
+def _report(root: Path, inputs: list[bytes], decoders: list[Decoder]) -> Report:
+    write_corpus(root, inputs=inputs, decoders=decoders, position_dependent=())
+    return analyze(load_corpus(root), "2026-03-04")
+
+
+def _by_family(fs: list[Finding]) -> dict[str, list[Finding]]:
+    out: dict[str, list[Finding]] = {}
+    for f in fs:
+        out.setdefault(f.family, []).append(f)
+    return out
+
+
+def test_two_signatures_of_one_cause_are_one_finding(tmp_path: Path) -> None:
+    rep = _report(tmp_path, [TRUNC3, TRUNC4], [*cpython_decoders(), PerByte()])
+    mine = [s for s in rep.sections if "plugin:per-byte" in s.entry.decoders]
+    assert len({s.entry.signature for s in mine}) == 2  # two signatures ...
+    fs = _by_family(rep.findings)["plugin:per-byte"]
+    assert len(fs) == 1  # ... one finding
+    f = fs[0]
+    assert f.rule == "policy:per-byte" and f.severity == "policy"
+    assert f.id == finding_id("plugin:per-byte", "policy:per-byte")
+    assert sorted(f.signatures) == sorted(s.entry.sig_id for s in mine)
+    assert f.decoders == ["plugin:per-byte"]
+    assert not f.known
+
+
+def test_two_families_are_two_findings(tmp_path: Path) -> None:
+    rep = _report(tmp_path, [TRUNC3], [*cpython_decoders(), PerByte("plugin:go"),
+                                       PerByte("plugin:rust")])
+    # one signature names both decoders: still one finding per family
+    fams = _by_family(rep.findings)
+    assert len(fams["plugin:go"]) == 1 and len(fams["plugin:rust"]) == 1
+    assert fams["plugin:go"][0].id != fams["plugin:rust"][0].id
+    assert fams["plugin:go"][0].rule == fams["plugin:rust"][0].rule == "policy:per-byte"
+
+
+def test_a_crash_and_a_wrong_value_in_one_decoder_are_two_sorted_by_severity(
+        tmp_path: Path) -> None:
+    rep = _report(tmp_path, [TRUNC3, b"A\xff"], [*cpython_decoders(), CrashesOnFF()])
+    fs = _by_family(rep.findings)["plugin:two-bugs"]
+    assert [f.severity for f in fs] == ["non-conformance", "policy"]
+    assert fs[0].rule.startswith("crash:") and fs[1].rule == "policy:per-byte"
+    ranks = [SEVERITIES.index(f.severity) for f in rep.findings]
+    assert ranks == sorted(ranks)
+    # deterministic: the same sections give the same list
+    again = analyze(load_corpus(tmp_path), "2026-03-04")
+    assert [f.id for f in again.findings] == [f.id for f in rep.findings]
+
+
+def test_headline_counts() -> None:
+    f = Finding("a" * 16, "x", "r", "t", "policy", ["x:1"])
+    assert headline([]) == "0 findings in 0 decoder families, from 0 signatures"
+    assert headline([f]) == "1 finding (1 policy) in 1 decoder family, from 0 signatures"
+
+
+def test_summary_json_has_findings(tmp_path: Path) -> None:
+    write_corpus(tmp_path / "corpus", inputs=[TRUNC3, b"A\xff"],
+                 decoders=[*cpython_decoders(), CrashesOnFF()], position_dependent=())
+    s = json.loads(render_all(tmp_path / "corpus", None, None, "2026-03-04")["summary.json"])
+    mine = [f for f in s["findings"] if f["family"] == "plugin:two-bugs"]
+    assert len(mine) == 2
+    assert {k for f in s["findings"] for k in f} == {
+        "id", "family", "decoders", "rule", "explanation", "severity", "spec",
+        "signatures", "known", "reasons"}
+    assert s["findings_count"] == len(s["findings"])  # none is known here
+    ids = {x["id"] for x in s["signatures"]}
+    assert all(set(f["signatures"]) <= ids for f in s["findings"])
+    assert mine[0]["decoders"] == ["plugin:two-bugs"] and mine[0]["known"] is False
+
+
+def test_known_findings_are_apart(tmp_path: Path) -> None:
+    root = tmp_path / "corpus"
+    write_corpus(root, inputs=[TRUNC3], decoders=[*cpython_decoders(), PerByte()],
+                 position_dependent=())
+    (root / "known.toml").write_text(
+        '[[known]]\ndecoder = "plugin:per-byte"\nreason = "it is Go <b>"\n')
+    files = render_all(root, None, None, "2026-03-04")
+    s = json.loads(files["summary.json"])
+    (f,) = [f for f in s["findings"] if f["family"] == "plugin:per-byte"]
+    assert f["known"] is True and f["reasons"] == ["it is Go <b>"]
+    assert s["findings_count"] == len(s["findings"]) - 1
+    page = files["report.html"]
+    assert page.index('id="known-findings"') < page.index(f'id="finding-{f["id"]}"')
+    assert "it is Go &lt;b&gt;" in page and "it is Go <b>" not in page
+
+
+def test_html_findings_escape_a_hostile_decoder_name(tmp_path: Path) -> None:
+    rep_files = render_all(*_hostile(tmp_path))
+    page = rep_files["report.html"]
+    start = page.index('<h2 id="findings">')
+    table = page[start:page.index("</table>", start)]
+    assert "plugin:\\u202eevil\\x1b[2J&lt;b&gt;&amp;" in table
+    assert "<b>&" not in table and "\x1b" not in table and "\u202e" not in table
+    md = rep_files["report.md"]
+    head = md[md.index("## Findings"):md.index("## Overview")]
+    assert "\x1b" not in head and "\u202e" not in head
+    # the family column is Markdown text: no tag survives; the decoders are code spans
+    assert "| plugin:\\\\u202eevil\\\\x1b\\[2J&lt;b\\>&amp; |" in head
+    assert "`plugin:\\u202eevil\\x1b[2J<b>&`" in head
+
+
+def _hostile(tmp_path: Path) -> tuple[Path, None, None, str]:
+    from tests.engine.planted import Planted, accepts_c080
+
+    write_corpus(tmp_path / "corpus", inputs=[b"A\xc0\x80B", b"\xff"],
+                 decoders=[*cpython_decoders(), QuotesInputInCrash(),
+                           Planted(HOSTILE_NAME, accepts_c080)], position_dependent=())
+    return tmp_path / "corpus", None, None, "2026-03-04"
+
+
+def test_findings_come_before_the_signature_list(tmp_path: Path) -> None:
+    files = render_all(*_hostile(tmp_path))
+    page = files["report.html"]
+    f = page.index('<h2 id="findings">')
+    assert f < page.index("<h2>Overview</h2>") < page.index("<h2>Signatures</h2>")
+    assert page.index("<h1>") < f
+    for sig in json.loads(files["summary.json"])["findings"][0]["signatures"]:
+        assert f'<a href="#sig-{sig}">' in page and f'id="sig-{sig}"' in page
+    md = files["report.md"]
+    assert md.index("## Findings") < md.index("## Overview") < md.index("## Signatures")
