@@ -33,7 +33,9 @@ have different explanations, so never share a finding.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.outcome import Outcome, ViewUnavailable
@@ -161,6 +163,50 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
                        _severity(klass))
 
 
+E = TypeVar("E")
+
+
+@dataclass
+class Finding(Generic[E]):
+    """One (decoder family, explanation rule): the decoders that showed it (sorted)
+    and its evidence (whatever the caller groups: sidecars, report sections), in
+    the order met, each once; ``severity`` is the most serious of its evidence."""
+
+    id: str
+    family: str
+    rule: str
+    text: str
+    severity: str
+    decoders: list[str] = field(default_factory=list)
+    evidence: list[E] = field(default_factory=list)
+
+
+def group(items: Iterable[tuple[str, Explanation, Hashable, E]]) -> list[Finding[E]]:
+    """Findings from ``(decoder name, explanation, evidence key, evidence)``; a key
+    met twice adds its evidence once. Sorted by severity, then by how much evidence,
+    then id: deterministic."""
+    found: dict[str, Finding[E]] = {}
+    keys: dict[str, set[Hashable]] = {}
+    for name, why, key, evidence in items:
+        fam = family(name)
+        fid = finding_id(fam, why.rule)
+        f = found.get(fid)
+        if f is None:
+            f = found[fid] = Finding(fid, fam, why.rule, why.text, why.severity)
+            keys[fid] = set()
+        if SEVERITIES.index(why.severity) < SEVERITIES.index(f.severity):
+            f.severity = why.severity
+        if name not in f.decoders:
+            f.decoders.append(name)
+        if key not in keys[fid]:
+            keys[fid].add(key)
+            f.evidence.append(evidence)
+    for f in found.values():
+        f.decoders.sort()
+    return sorted(found.values(), key=lambda f: (SEVERITIES.index(f.severity),
+                                                 -len(f.evidence), f.id))
+
+
 def _severity(klass: str) -> str:
     return "reporting" if klass in _REPORTING_CLASSES else "non-conformance"
 
@@ -176,4 +222,4 @@ def _errors_as_bytes(data: bytes, ref: Outcome) -> tuple[int, ...]:
     return tuple(out)
 
 
-__all__ = ["SEVERITIES", "Explanation", "explain", "family", "finding_id"]
+__all__ = ["SEVERITIES", "Explanation", "Finding", "explain", "family", "finding_id", "group"]

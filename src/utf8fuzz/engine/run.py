@@ -67,7 +67,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -76,7 +76,7 @@ from typing import Any, NoReturn
 from utf8fuzz import safe
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
-from utf8fuzz.engine.explain import SEVERITIES, explain, family, finding_id
+from utf8fuzz.engine.explain import Explanation, explain, group
 from utf8fuzz.engine.finder import Finder, InFlight, full_every_default
 from utf8fuzz.engine.known import Known
 from utf8fuzz.engine.recover import kills_process, read_candidates, recover
@@ -930,13 +930,12 @@ def split_known(found: Sequence[dict[str, Any]],
 
 
 def findings_of(saved: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The findings (:mod:`.explain`: one per decoder family and explanation) of
-    the signatures a run saved (items of ``new`` and ``known``, each with the
-    ``path`` of its sidecar), each explained from the outcomes its sidecar
-    recorded: id, family, rule, explanation, severity, decoders, signatures, and
-    ``known`` when every one of its signatures is. Sorted by severity, then by
-    how many signatures show it."""
-    found: dict[str, dict[str, Any]] = {}
+    """The findings (:func:`.explain.group`: one per decoder family and
+    explanation) of the signatures a run saved (items of ``new`` and ``known``,
+    each with the ``path`` of its sidecar), each explained from the outcomes its
+    sidecar recorded: id, family, rule, explanation, severity, decoders,
+    signatures, and ``known`` when every one of its signatures is."""
+    items: list[tuple[str, Explanation, Hashable, dict[str, Any]]] = []
     for x in saved:
         try:
             side = corpus_mod.read_sidecar(Path(str(x.get("path"))))
@@ -951,22 +950,12 @@ def findings_of(saved: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             why = explain(data, out, str(rec.get("profile", side["profile"])),
                           str(rec.get("policy", "maximal-subpart")), str(x["class"]),
                           str(x["feature"]))
-            fam = family(name)
-            fid = finding_id(fam, why.rule)
-            f = found.setdefault(fid, {
-                "id": fid, "family": fam, "rule": safe.text(why.rule, 200),
-                "explanation": safe.text(why.text, 500), "severity": why.severity,
-                "decoders": [], "signatures": [], "known": True})
-            if SEVERITIES.index(why.severity) < SEVERITIES.index(f["severity"]):
-                f["severity"] = why.severity  # the most serious of its evidence
-            if name not in f["decoders"]:
-                f["decoders"].append(name)
-            if x["signature"] not in f["signatures"]:
-                f["signatures"].append(x["signature"])
-            f["known"] = f["known"] and "reason" in x
-    rank = {s: i for i, s in enumerate(SEVERITIES)}
-    return sorted(found.values(), key=lambda f: (rank[f["severity"]], -len(f["signatures"]),
-                                                 f["id"]))
+            items.append((name, why, x["signature"], x))
+    return [{"id": f.id, "family": f.family, "rule": safe.text(f.rule, 200),
+             "explanation": safe.text(f.text, 500), "severity": f.severity,
+             "decoders": f.decoders, "signatures": [x["signature"] for x in f.evidence],
+             "known": all("reason" in x for x in f.evidence)}
+            for f in group(items)]
 
 
 def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None,

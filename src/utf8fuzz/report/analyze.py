@@ -151,6 +151,14 @@ def analyze(corpus: Corpus, date: str, run: dict[str, Any] | None = None,
     return rep
 
 
+def _signature_json(sec: Section) -> dict[str, Any]:
+    """What summary.json says of every signature, known or not."""
+    e = sec.entry
+    return {"id": e.sig_id, "signature": safe.text(e.signature, 500), "profile": e.profile,
+            "class": safe.text(e.cls), "feature": safe.text(e.feature),
+            "input": e.data.hex(), "new": sec.new}
+
+
 def _counts(d: dict[str, int]) -> dict[str, int]:
     """Counts by policy name, the names escaped (a tally file is data from disk)."""
     return {safe.text(k, 200): v for k, v in sorted(d.items())}
@@ -213,13 +221,7 @@ def summary_of(rep: Report) -> dict[str, Any]:
                                           for sec in rep.sections).items())),
         "signatures": [
             {
-                "id": sec.entry.sig_id,
-                "signature": safe.text(sec.entry.signature, 500),
-                "profile": sec.entry.profile,
-                "class": safe.text(sec.entry.cls),
-                "feature": safe.text(sec.entry.feature),
-                "input": sec.entry.data.hex(),
-                "new": sec.new,
+                **_signature_json(sec),
                 "clause": safe.text(sec.verdict.clause.ref, 500),
                 "offset": sec.verdict.offset,
                 "verdicts": {
@@ -231,16 +233,7 @@ def summary_of(rep: Report) -> dict[str, Any]:
             for sec in rep.sections
         ],
         "known": [
-            {
-                "id": sec.entry.sig_id,
-                "signature": safe.text(sec.entry.signature, 500),
-                "profile": sec.entry.profile,
-                "class": safe.text(sec.entry.cls),
-                "feature": safe.text(sec.entry.feature),
-                "input": sec.entry.data.hex(),
-                "new": sec.new,
-                "reason": safe.text(sec.known, 1000),
-            }
+            {**_signature_json(sec), "reason": safe.text(sec.known, 1000)}
             for sec in rep.known_sections
         ],
         "fingerprints": {

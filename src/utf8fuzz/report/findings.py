@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from utf8fuzz.engine.explain import SEVERITIES, explain, family, finding_id
+from utf8fuzz.engine.explain import SEVERITIES, Explanation, explain, group
 
 if TYPE_CHECKING:  # analyze imports this module
     from utf8fuzz.report.analyze import Section
@@ -68,28 +68,18 @@ def _rank(severity: str) -> int:
 
 
 def findings(sections: Iterable[Section]) -> list[Finding]:
-    """The findings of ``sections`` (the report's, known ones included), sorted."""
-    by_id: dict[str, Finding] = {}
-    for sec in sections:
-        e = sec.entry
-        for name in divergent(sec):
-            rec = e.records[name]
-            ex = explain(e.data, rec.outcome, rec.profile, rec.policy, e.cls, e.feature)
-            fam = family(name)
-            fid = finding_id(fam, ex.rule)
-            f = by_id.get(fid)
-            if f is None:
-                f = by_id[fid] = Finding(fid, fam, ex.rule, ex.text, ex.severity)
-            if name not in f.decoders:
-                f.decoders.append(name)
-            if all(s.entry.sig_id != e.sig_id for s in f.sections):
-                f.sections.append(sec)
-    for f in by_id.values():
-        f.decoders.sort()
-        f.known = all(s.known is not None for s in f.sections)
-        f.reasons = sorted({s.known for s in f.sections if s.known is not None})
-    return sorted(by_id.values(),
-                  key=lambda f: (_rank(f.severity), -len(f.sections), f.id))
+    """The findings of ``sections`` (the report's, known ones included), sorted
+    (:func:`utf8fuzz.engine.explain.group`, as the fuzz run's summary groups)."""
+    def explained(sec: Section, name: str) -> Explanation:
+        e, rec = sec.entry, sec.entry.records[name]  # divergent() names recorded ones
+        return explain(e.data, rec.outcome, rec.profile, rec.policy, e.cls, e.feature)
+
+    grouped = group((name, explained(sec, name), sec.entry.sig_id, sec)
+                    for sec in sections for name in divergent(sec))
+    return [Finding(g.id, g.family, g.rule, g.text, g.severity, g.decoders, g.evidence,
+                    known=all(s.known is not None for s in g.evidence),
+                    reasons=sorted({s.known for s in g.evidence if s.known is not None}))
+            for g in grouped]
 
 
 def counts(fs: Iterable[Finding]) -> dict[str, int]:
