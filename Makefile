@@ -10,7 +10,7 @@ FUZZ_TIME ?= 60
 
 .PHONY: fuzz test setup lint clean fuzz-atheris fuzz-instrumented fuzz-seeds oss-fuzz-build
 
-# Exit 1 from `utf8fuzz fuzz` means "new divergences saved to corpus/": that is the
+# Exit 1 from `utf8fuzz fuzz` means "new findings saved to corpus/": that is the
 # job succeeding, so only 2 (usage) or worse fails `make fuzz`.
 fuzz: setup
 	$(VENV)/bin/utf8fuzz fuzz --time $(FUZZ_TIME) || [ $$? -eq 1 ]

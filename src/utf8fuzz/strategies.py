@@ -17,7 +17,13 @@
 ``block_boundary_inputs(p)``  ASCII-padded inputs with a bad sequence at, just
                               before or just after a 16-, 32- or 64-byte boundary
                               (where SIMD fast paths switch code);
-``inputs(profile)``           all of the above plus raw bytes.
+``inputs(profile)``           all of the above plus raw bytes;
+``long_inputs(profile)``      65 bytes to 64 KiB of realistic text (ASCII, Latin,
+                              Cyrillic, CJK, emoji, mixed; in the profile's own
+                              encoding) with one edge at a 64-byte-to-64-KiB
+                              boundary, at the end of a power-of-two length, or
+                              after a long run of one class
+                              (:mod:`utf8fuzz.engine.long`).
 
 The material (boundaries, ill-formed sequences) is shared with the Atheris mutator
 and the libFuzzer dictionary (:mod:`utf8fuzz.engine.boundaries`).
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from utf8fuzz.engine import long as long_mod
 from utf8fuzz.engine.boundaries import BOUNDARY_CODEPOINTS, all_snippets, bad_snippets
 from utf8fuzz.profiles import get_profile
 from utf8fuzz.profiles.table import EncodeError
@@ -36,6 +43,7 @@ __all__ = [
     "block_boundary_inputs",
     "boundary_codepoints",
     "inputs",
+    "long_inputs",
     "near_valid",
     "well_formed",
 ]
@@ -119,6 +127,20 @@ def block_boundary_inputs(draw: st.DrawFn, profile: str = "unicode") -> bytes:
         # well-formed); the point of the input is a bad sequence at the boundary.
         tail = b"A" + tail
     return head + bad + tail
+
+
+def long_inputs(profile: str = "unicode") -> st.SearchStrategy[bytes]:
+    """A long input (65 bytes to 64 KiB and a few): realistic text of one class
+    in ``profile``'s encoding with one edge - ill-formed, truncated, a boundary
+    code point, FE/FF - at a 64/128/256/512/4096/65536-byte boundary, at the end
+    of a power-of-two length, or after a run of one class
+    (:func:`utf8fuzz.engine.long.long_input`, which Atheris's mutator uses too).
+
+    Its choices come from one random stream per example, not one Hypothesis draw
+    each: drawn one by one they cost more than decoding the input (2 ms against
+    0.5), and Hypothesis would shrink a choice of layout no better than the
+    engine's minimizer shrinks the bytes."""
+    return st.randoms(use_true_random=True).map(lambda r: long_mod.long_input(r, profile))
 
 
 def inputs(profile: str = "unicode") -> st.SearchStrategy[bytes]:

@@ -19,7 +19,8 @@ from utf8fuzz.decoders.reference import reference
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not on PATH")
 REF = reference("unicode")
-NAMES = ["node:textdecoder-fatal", "node:textdecoder", "node:buffer"]
+NAMES = ["node:textdecoder-fatal", "node:textdecoder", "node:buffer",
+         "node:textdecoder-stream"]
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +46,8 @@ def test_discovery_starts_nothing_and_keeps_the_names():
     try:
         assert [d.name for d in found] == NAMES
         assert [sorted(d.shows) for d in found] == [["reason", "strict"], ["replace"],
-                                                     ["replace"]]
+                                                     ["replace"], ["replace"]]
+        assert [d.incremental for d in found] == [False, False, False, True]
         for d in found:
             assert isinstance(d, exec_protocol.ExecDecoder)
             assert d.proc.worker.proc is None and d.versions() == {}

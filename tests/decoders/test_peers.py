@@ -41,7 +41,7 @@ from utf8fuzz.profiles.walk import walker
 ADAPTERS = {"go": go, "java": java, "rust": rust}
 NAMES = {
     "go": ["go:decoderune", "go:runes", "go:tovalidutf8", "go:valid"],
-    "java": ["java:string", "java:charsetdecoder"],
+    "java": ["java:string", "java:charsetdecoder", "java:charsetdecoder-stream"],
     "rust": ["rust:from-utf8", "rust:from-utf8-lossy"],
 }
 CLAIMS = {  # name -> (policy, shows): what each peer's documentation states
@@ -51,6 +51,7 @@ CLAIMS = {  # name -> (policy, shows): what each peer's documentation states
     "go:valid": ("maximal-subpart", {"accept"}),
     "java:string": ("maximal-subpart", {"replace"}),
     "java:charsetdecoder": ("maximal-subpart", {"strict", "reason"}),
+    "java:charsetdecoder-stream": ("maximal-subpart", {"strict", "reason"}),
     "rust:from-utf8": ("maximal-subpart", {"strict", "reason"}),
     "rust:from-utf8-lossy": ("maximal-subpart", {"replace"}),
 }

@@ -21,8 +21,10 @@ def accepts_c080(data: bytes) -> str:
     return "\x00".join(part.decode("utf-8", "replace") for part in data.split(b"\xc0\x80"))
 
 
-# A 4-byte lead with one or two continuation bytes, cut short by any other byte.
-_TRUNC4 = re.compile(rb"[\xf0-\xf4][\x80-\xbf]{1,2}(?![\x80-\xbf])[\x00-\xff]", re.S)
+# A maximal subpart of a 4-byte sequence (its lead, then at most two continuation
+# bytes Table 3.1B allows there), cut short by any other byte.
+_TRUNC4 = re.compile(rb"(?:\xf0(?:[\x90-\xbf][\x80-\xbf]?)?|[\xf1-\xf3](?:[\x80-\xbf][\x80-\xbf]?)?"
+                     rb"|\xf4(?:[\x80-\x8f][\x80-\xbf]?)?)(?![\x80-\xbf])[\x00-\xff]", re.S)
 
 
 def swallows_after_truncated4(data: bytes) -> str:

@@ -186,3 +186,62 @@ def test_libfuzzer_reads_the_table_coverage(tmp_path):
     # error shapes, neighbours and block boundaries (107 when written)
     assert int(m.group(1)) > 50, m.group(0)
     assert not list(tmp_path.glob("inflight-*")), "the in-flight file is removed at exit"
+
+
+# -- long inputs: where the 128-byte to 64 KiB boundaries fall ---------------------------
+
+
+def long_keys_for(data: bytes, profile: str = "unicode") -> set[tuple[object, ...]]:
+    return {k for k in keys_for(data.hex(), profile) if str(k[1]).startswith("l")}
+
+
+def test_no_large_boundary_keys_up_to_64_bytes():
+    # the short loop's keys are what they were: nothing past the 64-byte blocks
+    assert long_keys_for(b"A" * 62 + b"\xe2\x82\xac"[:2]) == set()
+    assert long_keys_for(b"A" * 63 + b"\xc0") == set()
+
+
+def test_where_large_boundaries_fall():
+    # C0 is in no row of Table 3.1B: a one-byte ill-formed sequence (maximal subpart),
+    # here starting two bytes past the 4 KiB page boundary
+    keys = long_keys_for(b"A" * 4098 + b"\xc0" + b"A" * 900)
+    assert ("unicode", "lnear", 4096, 2, "error", 1, "illegal") in keys
+    assert ("unicode", "lblock", 4096, 0, "char", 1) in keys  # ASCII starts the page
+    assert not any(k[1] == "lnear" and k[2] != 4096 for k in keys)
+    # E2 82 AC (U+20AC, a 3-byte row) from offset 254: its third byte is the 257th
+    keys = long_keys_for(b"A" * 254 + "\u20ac".encode() + b"A" * 60)
+    assert ("unicode", "lblock", 256, 2, "char", 3) in keys
+    assert not any(k[1] == "lnear" for k in keys)  # no error anywhere
+    # a 4,096-byte input ending in E2 82: a truncated 3-byte sequence at the page's end
+    keys = long_keys_for(b"A" * 4094 + b"\xe2\x82")
+    assert ("unicode", "lend", 4096, 0, "error", 2, "truncated") in keys
+    assert ("unicode", "lnear", 4096, -2, "error", 2, "truncated") in keys
+    # 4,092 bytes: four short of the page, too far to count as its end
+    assert not any(k[1] == "lend" for k in long_keys_for(b"A" * 4090 + b"\xe2\x82"))
+
+
+def test_large_boundary_keys_are_the_same_from_every_walk():
+    """feed (tokens), feed_walk on the C walk and on PyWalk: the same keys for long
+    inputs of every class and layout (engine/long.py), each bumped once an input."""
+    from utf8fuzz.engine.long import SplitMix64, long_input
+
+    rng = SplitMix64(18)
+    inputs = [long_input(rng, "unicode") for _ in range(40)]
+    inputs = [x for x in inputs if len(x) <= 20_000][:25]  # the Python walk is slow
+    assert any(len(x) > 4096 for x in inputs)
+    for name in ("unicode", "cesu8"):
+        p = get_profile(name)
+        covs = {how: TableCoverage(bytearray(1 << 14)) for how in ("feed", "c", "python")}
+        for data in inputs:
+            covs["feed"].feed(p, data, utf8fuzz.decode(data, name).tokens)
+            for how, walk in (("c", walker(p)(data)),
+                              ("python", PyWalk(data, p, "maximal-subpart"))):
+                cov = covs[how]
+                before = bytes(cov.counters)
+                cov.feed_walk(name, walk)
+                hit = bumps(before, cov.counters)
+                assert len(hit) == len(set(hit))
+        keys = [set(c.keys) for c in covs.values()]
+        assert keys[0] == keys[1] == keys[2]
+        assert list(covs["c"]._ids) == list(covs["python"]._ids)  # the same counters
+        assert sum(k[1] in ("lblock", "lnear", "lend") for k in keys[0]) > 20

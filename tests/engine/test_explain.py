@@ -4,15 +4,26 @@ with a real decoder where one has the behaviour, and findings in a run's summary
 from __future__ import annotations
 
 import json
+import random
 import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.engine.planted import planted_c080
+from tests.engine.planted import (
+    SURROGATE_AS_ONE_ERROR,
+    Crashes,
+    planted_block,
+    planted_c080,
+    planted_truncated4,
+)
 from utf8fuzz.decoders import resolve
+from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.differ import Differ
-from utf8fuzz.engine.explain import SEVERITIES, explain, family, finding_id
+from utf8fuzz.engine.explain import SEVERITIES, explain, family, finding_id, fresh_inputs
+from utf8fuzz.engine.finder import Finder, finding_of
+from utf8fuzz.engine.generalize import byte_classes, pattern, render
 from utf8fuzz.engine.run import fuzz
 from utf8fuzz.outcome import Outcome
 
@@ -118,7 +129,156 @@ def test_a_run_reports_its_signatures_as_findings(tmp_path: Path) -> None:
     sub = by_rule["ignore-substitutes"]
     assert sub["family"] == "pyicu" and len(sub["signatures"]) >= 3
     assert sub["decoders"] == ["pyicu:ignore"] and sub["known"] is False
-    assert by_rule["profile:legacy/maximal-subpart"]["decoders"] == ["planted:accepts-c080"]
+    # checked on fresh inputs: the naive legacy decoder (an explanation of C0 80 alone)
+    # also decodes C1 80, which the planted decoder rejects; so its own words remain
+    c080 = by_rule["accepts-ill-formed/non-shortest-form"]
+    assert c080["decoders"] == ["planted:accepts-c080"] and c080["pattern"] == "C0 80"
     signatures = [s for f in r["findings"] for s in f["signatures"]]
     assert sorted(set(signatures)) == sorted(x["signature"] for x in r["new"])
     json.dumps(r)  # the summary stays one JSON document
+
+
+def test_a_rule_is_believed_only_after_fresh_inputs() -> None:
+    d = planted_c080()
+    data = bytes.fromhex("C0 80")
+    # on C0 80 alone the naive legacy decoder does what the planted one does ...
+    assert why(d, data).rule == "profile:legacy/maximal-subpart"
+    # ... but not on C1 80 (legacy: U+0040 by RFC 2279's bit layout; the planted
+    # decoder: CPython's error), a fresh input: refuted
+    one = Differ([d])
+
+    def run(f: bytes):  # type: ignore[no-untyped-def]
+        res = one.run(f, full=True)
+        return res.outcomes[d.name], frozenset((s.klass, s.feature)
+                                               for s in res.signature_set())
+    x = explain(data, d.decode(data), "unicode", "maximal-subpart", "accepts-ill-formed",
+                "non-shortest-form", run=run)
+    assert x.rule == "accepts-ill-formed/non-shortest-form" and x.checked == 0
+    assert "C1 80" in {f.hex(" ").upper() for f in fresh_inputs(data, "unicode")}
+
+
+@pytest.mark.parametrize("hexed", ["F0 90 41", "F1 80 80 E2 82 AC", "41 F4 8F 80 C3 A9"])
+def test_a_lost_byte_after_a_truncated_sequence(hexed: str) -> None:
+    # The planted decoder loses the byte after a maximal subpart of a 4-byte sequence
+    # (Table 3.1B): whatever that byte begins, one rule, checked on fresh inputs.
+    d, data = planted_truncated4(), bytes.fromhex(hexed)
+    (div,) = Differ([d]).run(data, full=True).divergences
+    f = finding_of(data, div.signature, d.decode(data), d)
+    assert f["rule"] == "swallows-next-byte:incomplete-4-byte-sequence" and f["checked"] > 10
+
+
+def test_byte_classes_are_table_3_1b_columns() -> None:
+    # Corrigendum #1, Table 3.1B's second-byte ranges and RFC 2279's lead lengths
+    want = ("00-7F 80-8F 90-9F A0-BF C0-C1 C2-DF E0 E1-EC ED EE-EF F0 F1-F3 F4 F5-F7 F8-FB "
+            "FC-FD FE-FF")
+    got = " ".join(f"{a:02X}" if a == b else f"{a:02X}-{b:02X}"
+                   for a, b in byte_classes("unicode"))
+    assert got == want
+
+
+def test_a_pattern_generalizes_an_encoded_surrogate() -> None:
+    # Java's habit (one error for ED A0..BF 80..BF): every encoded surrogate, by
+    # Table 3.1B ED's second byte A0..BF and any continuation byte after it
+    d, data = SURROGATE_AS_ONE_ERROR, bytes.fromhex("ED A0 80")
+    (div,) = Differ([d]).run(data, full=True).divergences
+    f = finding_of(data, div.signature, d.decode(data), d)
+    assert f["pattern"] == "ED [A0-BF] [80-BF]"
+    assert render(pattern(b"\x41", lambda b: True, "unicode")) == ".."
+
+
+def _finding_ids(decoders, inputs):  # type: ignore[no-untyped-def]
+    finder = Finder(decoders, None, "test", minimize_seconds=2, tally=False)
+    for x in inputs:
+        finder.consider(x)
+    return {(s.decoders[0], s.finding["id"]) for s in finder.found}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_each_planted_bug_is_one_finding_whatever_surrounds_it(seed: int) -> None:
+    # Each planted bug, in random well-formed text, alone or beside other decoders
+    # (a correct one, another planted one): one finding per bug, the same every time.
+    rng = random.Random(seed)
+    text = ["A", "é", "€", "😀", "ab", "\ufffd"]
+    triggers = {"planted:accepts-c080": "C0 80", "planted:swallows-after-truncated4": "F0 90 41",
+                "planted:surrogate-as-one-error": "ED A0 80", "planted:crashes-on-fe": "FE"}
+    others = [[], [*resolve("cpython:strict")], [planted_block()]]
+    seen: dict[str, set[str]] = {}
+    for trig in triggers.values():
+        inputs = ["".join(rng.choice(text) for _ in range(rng.randint(0, 6))).encode()
+                  + bytes.fromhex(trig)
+                  + "".join(rng.choice(text) for _ in range(rng.randint(1, 6))).encode()
+                  for _ in range(4)]
+        for extra in others:
+            got = _finding_ids([planted_c080(), planted_truncated4(), SURROGATE_AS_ONE_ERROR,
+                                Crashes(), *extra], inputs)
+            for name, fid in got:
+                seen.setdefault(name, set()).add(fid)
+    for name in triggers:
+        assert len(seen.get(name, ())) == 1, (name, seen.get(name))
+    assert seen == {n: {finding_id(family(n), _RULES[n])} for n in seen}
+
+
+_RULES = {"planted:accepts-c080": "accepts-ill-formed/non-shortest-form",
+          "planted:swallows-after-truncated4": "swallows-next-byte:incomplete-4-byte-sequence",
+          "planted:surrogate-as-one-error": "different-error-offset/surrogate",
+          "planted:crashes-on-fe": "crash:IndexError",
+          "planted:block-boundary": "accepts-ill-formed/non-shortest-form"}
+
+
+SWALLOWS = "tests.engine.planted:swallows_after_truncated4+text+inprocess"
+
+
+def test_the_nightly_count_is_findings_not_signatures(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Night 1 finds the planted bug (exit 1); night 2 meets it again through a new
+    # signature (another spec feature after the lost byte): saved as more evidence,
+    # but no new finding, so exit 0.
+    from utf8fuzz.cli import main
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])  # tests.* importable
+    corpus = tmp_path / "corpus"
+    (corpus / "seeds").mkdir(parents=True)
+    (corpus / "seeds" / "a").write_bytes(bytes.fromhex("F0 90 41"))
+
+    def night() -> tuple[int, dict]:  # type: ignore[type-arg]
+        code = main(["fuzz", "--decoder", SWALLOWS, "--engine", "hypothesis", "--time", "2",
+                     "--jobs", "1", "--corpus", str(corpus), "--no-report", "--json"])
+        return code, json.loads(capsys.readouterr().out)
+
+    code, first = night()
+    rule = "swallows-next-byte:incomplete-4-byte-sequence"
+    assert code == 1 and [f["rule"] for f in first["findings"]] == [rule], first["findings"]
+    assert first["new_findings"] == [first["findings"][0]["id"]]
+    (corpus / "seeds" / "b").write_bytes(bytes.fromhex("F0 90 80 C0 80"))
+    code, second = night()
+    assert "unicode/different-replacement/non-shortest-form/plugin:" in " ".join(
+        x["signature"] for x in second["new"])
+    assert code == 0 and second["new_findings"] == []
+    assert [(f["rule"], f["new"]) for f in second["findings"]] == [(rule, False)]
+
+
+class MergesRuns(Decoder):
+    """Go's strings.ToValidUTF8 (one U+FFFD per run of ill-formed bytes: the per-run
+    policy's definition), claiming maximal subparts as a user might."""
+
+    name = "planted:merges-runs"
+    shows = frozenset({"replace"})
+    _per_run = Reference("unicode", "per-run")
+
+    def run(self, data: bytes) -> Outcome:
+        return Outcome.partial(len(data), replace=self._per_run.run(data).view("replace"))
+
+
+def test_merged_runs_are_never_called_rejects_well_formed() -> None:
+    # A literal U+FFFD (EF BF BD) next to a run of bad bytes: the merged run is one
+    # U+FFFD and the literal one another; nothing well-formed was rejected.
+    rng = random.Random(7)
+    parts = [b"\xef\xbf\xbd", b"\x80", b"\xc0", b"\xe0\x80", b"\xf0\x90", b"A", b"\xc3\xa9"]
+    d = MergesRuns()
+    finder = Finder([d], None, "test", minimize_seconds=2, tally=False)
+    for _ in range(400):
+        finder.consider(b"".join(rng.choice(parts) for _ in range(rng.randint(1, 8))))
+    assert finder.found
+    assert all(s.klass != "rejects-well-formed" for s in finder.found)
+    assert {s.finding["rule"] for s in finder.found} == {"policy:per-run"}

@@ -213,8 +213,8 @@ def test_the_progress_line_counts_known_apart(tmp_path: Path) -> None:
     p.add_new([{"signature": "unicode/crash/IndexError/w"},
                {"signature": "unicode/crash/IndexError/v"}])
     line = _progress_line(p, load(tmp_path))
-    assert "new signatures 1  known 1" in line, line
-    assert "new signatures 2" in _progress_line(p) and "known" not in _progress_line(p)
+    assert "new findings 1 (signatures 1)  known 1" in line, line
+    assert "new findings 2 (signatures 2)" in _progress_line(p) and "known" not in _progress_line(p)
 
 
 # -- the report ------------------------------------------------------------------------

@@ -68,13 +68,14 @@ def test_a_new_finding_ends_the_run_as_a_crash_on_its_minimized_input(tmp_path, 
     line = f"utf8fuzz: new divergence {C080}: minimized input C0 80 (from 8 bytes), saved as "
     assert line in p.stderr
     assert f"Test unit written to {tmp_path}/art/{ARTIFACT}" in p.stderr
-    # the traceback (Atheris prints it on stdout) ends in a frame named after the
-    # finding: what ClusterFuzz names and deduplicates the crash by
-    assert f", in {C080}\n" in p.stdout, p.stdout[-3000:]
     # saved before the crash (with any other finding compared with it)
-    saved = {json.loads(e.read_text())["signature"]: json.loads(e.read_text())["input"]
+    sides = {json.loads(e.read_text())["signature"]: json.loads(e.read_text())
              for e in (tmp_path / "corpus" / "entries").glob("*.json")}
-    assert saved[C080] == "c080"
+    assert sides[C080]["input"] == "c080"
+    # the traceback (Atheris prints it on stdout) ends in a frame named after the
+    # finding (family and rule): what ClusterFuzz names and deduplicates the crash by
+    f = sides[C080]["finding"]
+    assert f", in {f['family']}/{f['rule']}\n" in p.stdout, p.stdout[-3000:]
 
 
 @needs_atheris
@@ -119,9 +120,19 @@ def test_utf8fuzz_fuzz_keeps_going_after_a_finding(tmp_path, monkeypatch):
     assert not list(tmp_path.rglob("crash-*"))
 
 
-def finding(signature, data=b"\xc0\x80"):
+def finding(signature, data=b"\xc0\x80", fid=""):
     return NewSignature(signature, ("planted:accepts-c080",), "accepts-ill-formed",
-                        "non-shortest-form", data, 8, Path("corpus/entries/x.json"), False)
+                        "non-shortest-form", data, 8, Path("corpus/entries/x.json"), False,
+                        finding={"id": fid} if fid else {})
+
+
+def test_evidence_of_a_finding_the_corpus_had_does_not_stop_the_run():
+    stop = StopAtFinding(["t.py"], before=frozenset({"f1"}))
+    stop.found(finding("unicode/accepts-ill-formed/non-shortest-form/a", fid="f1"), b"\xc0\x80")
+    assert stop.pending is None  # saved as evidence; libFuzzer goes on
+    with pytest.raises(NewDivergence):
+        stop.found(finding("unicode/accepts-ill-formed/non-shortest-form/b", fid="f2"),
+                   b"\xc0\x80")
 
 
 def test_the_crash_line_and_frame_name_are_printable_ascii(capsys):

@@ -11,23 +11,17 @@ and waited for once: the suite stays as fast as the slowest of them.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.engine.fuzz_runs import start_runs
 from tests.engine.planted_shapes import TRIGGERS
 from utf8fuzz.engine.corpus import load
 
-ROOT = Path(__file__).resolve().parents[2]
 P = "tests.engine.planted_shapes"
 
-#: name -> (the --decoder specs, --time seconds). The text and the validator bug
-#: meet on the same inputs (an encoded surrogate) and would share a signature:
-#: each run holds at most one of them.
+#: name -> (the --decoder specs, --time seconds).
 RUNS = {
     "codec-and-validator": ([f"{P}:replace_splits_truncated3+codec",
                              f"{P}:validator_accepts_surrogates+validator"], 1),
@@ -39,26 +33,7 @@ RUNS = {
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    exe = Path(sys.executable).parent / "utf8fuzz"
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "utf8fuzz"]
-    started = {}
-    for name, (specs, seconds) in RUNS.items():
-        corpus = tmp_path_factory.mktemp(name)
-        (corpus / "seeds").mkdir()
-        for trigger, data in TRIGGERS.items():
-            (corpus / "seeds" / trigger).write_bytes(data)
-        args = [*cmd, "fuzz", "--engine", "hypothesis", "--jobs", "1", "--time", str(seconds),
-                "--corpus", str(corpus), "--no-report", "--json"]
-        for s in specs:
-            args += ["--decoder", s]
-        started[name] = (corpus, subprocess.Popen(
-            args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT)}))
-    done = {}
-    for name, (corpus, p) in started.items():
-        out, err = p.communicate(timeout=300)
-        done[name] = (p.returncode, json.loads(out) if out.strip() else None, err, corpus)
-    return done
+    return start_runs(tmp_path_factory, RUNS, TRIGGERS)
 
 
 def _saved(corpus: Path) -> dict[str, str]:

@@ -107,8 +107,8 @@ def test_summary_json_has_findings(tmp_path: Path) -> None:
     mine = [f for f in s["findings"] if f["family"] == "plugin:two-bugs"]
     assert len(mine) == 2
     assert {k for f in s["findings"] for k in f} == {
-        "id", "family", "decoders", "rule", "explanation", "severity", "spec",
-        "signatures", "known", "reasons"}
+        "id", "family", "decoders", "rule", "explanation", "severity", "pattern", "checked",
+        "spec", "signatures", "known", "reasons"}
     assert s["findings_count"] == len(s["findings"])  # none is known here
     ids = {x["id"] for x in s["signatures"]}
     assert all(set(f["signatures"]) <= ids for f in s["findings"])
@@ -165,3 +165,26 @@ def test_findings_come_before_the_signature_list(tmp_path: Path) -> None:
         assert f'<a href="#sig-{sig}">' in page and f'id="sig-{sig}"' in page
     md = files["report.md"]
     assert md.index("## Findings") < md.index("## Overview") < md.index("## Signatures")
+
+
+def test_an_entry_shows_its_finding_and_a_streaming_decoders_chunks(tmp_path: Path) -> None:
+    # A streaming plug-in that loses a 4-byte sequence split after its third byte,
+    # found by the finder and saved as the fuzz loop saves it: its section names the
+    # finding and its pattern, and shows the chunks the decoder was fed. The split is
+    # decoders/chunks.py's rule: a chunk led by F2 is 1 + (0xF2 & 3) = 3 bytes.
+    from tests.engine.planted_streaming import TRIGGER
+    from utf8fuzz.decoders import resolve
+    from utf8fuzz.engine.finder import Finder
+
+    decs = resolve("tests.engine.planted_streaming:LosesSplitFourByte+incremental+replace"
+                   "+inprocess")
+    finder = Finder(decs, tmp_path / "corpus", "test", minimize_seconds=2, tally=False)
+    finder.consider(TRIGGER)
+    (found,) = finder.found
+    assert found.input == bytes.fromhex("F2 90 80 80")
+    files = render_all(tmp_path / "corpus", None, None, "2026-03-04")
+    md, page = files["report.md"], files["report.html"]
+    assert "was fed in chunks: `F2 90 80 \\| 80`" in md  # Markdown escapes |
+    assert "was fed in chunks: <code>F2 90 80 | 80</code>" in page
+    assert f"finding `{found.finding['id'][:8]}`" in md
+    assert found.finding["rule"] == "split:well-formed-4-byte"

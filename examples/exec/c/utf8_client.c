@@ -4,8 +4,13 @@
  *
  *   cc -std=c11 -O2 -Wall -Wextra -o utf8_client utf8_client.c
  *   utf8fuzz diff --decoder exec:./utf8_client "61 F1 80 80 E1 80 C2 62"
+ *   utf8fuzz diff --decoder exec:'./utf8_client --stream' "F2 90 80 80 41"
  *
- * It offers the three modes (strict, replace, validate) and names error reasons. Requests are
+ * It offers the three modes (strict, replace, validate) and names error reasons.
+ * With --stream it also streams (hello flag 32): a stream request's input comes as
+ * chunks, which it decodes as a streaming decoder does, holding back a sequence cut
+ * off at the end of a chunk until the next one (or the end of the input) completes
+ * it. (Opt-in: a client that says flag 32 gets a second decoder per mode.) Requests are
  * read in whatever chunks the pipe gives, every whole request in a chunk is
  * answered, and the answers go out in one write before the next read: the
  * harness may pipeline many requests, and the client never waits for input while
@@ -22,7 +27,9 @@ enum { MODE_STRICT = 1, MODE_REPLACE = 2, MODE_VALIDATE = 3 };
 enum { DECODED = 0, REJECTED = 1 };
 enum { WELL_FORMED = 0, ILL_FORMED = 1 }; /* the status of a validate-mode reply */
 enum { ILLEGAL = 1, TRUNCATED = 2 };
-enum { FLAG_STRICT = 1, FLAG_REPLACE = 2, FLAG_REASONS = 4, FLAG_VALIDATE = 8 };
+enum { FLAG_STRICT = 1, FLAG_REPLACE = 2, FLAG_REASONS = 4, FLAG_VALIDATE = 8,
+       FLAG_STREAM = 32 };
+enum { STREAM = 0x80 }; /* or'ed into a request's mode: its input comes in chunks */
 
 typedef struct {
     uint8_t *p;
@@ -108,79 +115,130 @@ static long step(const uint8_t *s, size_t n, size_t i, uint32_t *cp, int *reason
     return need + 1;
 }
 
-/* The reply to a validate-mode request: its id and whether the input is
- * well-formed, nothing else (5 bytes). */
-static void validate(buf_t *out, uint32_t id, const uint8_t *s, size_t n) {
-    uint8_t status = WELL_FORMED;
-    for (size_t i = 0; i < n;) {
-        uint32_t cp = 0;
-        int reason = 0;
-        long got = step(s, n, i, &cp, &reason);
-        if (got < 0) {
-            status = ILL_FORMED;
-            break;
-        }
-        i += (size_t)got;
-    }
-    reserve(out, 4 + 5);
-    put32(out, 5);
-    put32(out, id);
-    put8(out, status);
-}
+/* A reply being built: where its frame, status and counts are in out, and the
+ * errors, which are written after the code points. */
+typedef struct {
+    buf_t *out;
+    size_t frame_at, status_at, counts_at;
+    uint32_t *errs;
+    uint32_t ncp, nerr;
+    uint8_t mode;
+    int done; /* a strict rejection or a validate answer was written */
+} reply_t;
 
-/* The reply to one request (id, mode, input), appended to out as a frame. */
-static void answer(buf_t *out, uint32_t id, uint8_t mode, const uint8_t *s, size_t n) {
-    if (mode == MODE_VALIDATE) {
-        validate(out, id, s, n);
-        return;
-    }
+static void reply_open(reply_t *r, buf_t *out, uint32_t id, uint8_t mode, size_t n) {
+    r->out = out;
+    r->mode = mode;
+    r->ncp = r->nerr = 0;
+    r->done = 0;
     /* at most one code point and one error record per byte */
-    reserve(out, 4 + 13 + 16 * n);
-    size_t frame_at = out->len;
+    reserve(out, 4 + 17 + 16 * n);
+    r->frame_at = out->len;
     out->len += 4;
     put32(out, id);
-    size_t status_at = out->len;
+    r->status_at = out->len;
     put8(out, DECODED);
-    size_t counts_at = out->len;
+    r->counts_at = out->len;
+    if (mode == MODE_VALIDATE) {
+        r->errs = NULL;
+        return;
+    }
     out->len += 8;
-    /* errors are written after the code points: collect them first */
-    uint32_t *errs = malloc(sizeof(uint32_t) * 3 * (n ? n : 1));
-    if (!errs) die("out of memory");
-    uint32_t ncp = 0, nerr = 0;
-    for (size_t i = 0; i < n;) {
+    r->errs = malloc(sizeof(uint32_t) * 3 * (n ? n : 1));
+    if (!r->errs) die("out of memory");
+}
+
+/* One error [start, end): a rejection ends a strict or validate reply. */
+static void reply_error(reply_t *r, size_t start, size_t end, int reason) {
+    buf_t *out = r->out;
+    if (r->mode == MODE_VALIDATE) {
+        out->p[r->status_at] = ILL_FORMED;
+        r->done = 1;
+        return;
+    }
+    if (r->mode == MODE_STRICT) {
+        out->len = r->status_at;
+        put8(out, REJECTED);
+        put32(out, (uint32_t)start);
+        put32(out, (uint32_t)end);
+        put32(out, (uint32_t)reason);
+        r->done = 1;
+        return;
+    }
+    put32(out, 0xFFFD);
+    r->ncp++;
+    r->errs[3 * r->nerr] = (uint32_t)start;
+    r->errs[3 * r->nerr + 1] = (uint32_t)end;
+    r->errs[3 * r->nerr + 2] = (uint32_t)reason;
+    r->nerr++;
+}
+
+static void reply_close(reply_t *r) {
+    buf_t *out = r->out;
+    if (!r->done && r->mode != MODE_VALIDATE) {
+        for (uint32_t k = 0; k < 3 * r->nerr; k++) put32(out, r->errs[k]);
+        set32(out->p + r->counts_at, r->ncp);
+        set32(out->p + r->counts_at + 4, r->nerr);
+    }
+    free(r->errs);
+    set32(out->p + r->frame_at, (uint32_t)(out->len - r->frame_at - 4));
+}
+
+/* Decode s[0, n), whose first byte is input byte `base`, into the reply. Not
+ * `final`: a sequence cut off by the end of s is not an error but held back; the
+ * return value is how many bytes were consumed (the rest is held back). */
+static size_t decode_part(reply_t *r, const uint8_t *s, size_t n, size_t base, int final) {
+    size_t i = 0;
+    while (i < n && !r->done) {
         uint32_t cp = 0;
         int reason = 0;
         long got = step(s, n, i, &cp, &reason);
         if (got > 0) {
-            put32(out, cp);
-            ncp++;
+            if (r->mode != MODE_VALIDATE) {
+                put32(r->out, cp);
+                r->ncp++;
+            }
             i += (size_t)got;
             continue;
         }
-        size_t end = i + (size_t)(-got);
-        if (mode == MODE_STRICT) {
-            out->len = status_at;
-            put8(out, REJECTED);
-            put32(out, (uint32_t)i);
-            put32(out, (uint32_t)end);
-            put32(out, (uint32_t)reason);
-            free(errs);
-            set32(out->p + frame_at, (uint32_t)(out->len - frame_at - 4));
-            return;
-        }
-        put32(out, 0xFFFD);
-        ncp++;
-        errs[3 * nerr] = (uint32_t)i;
-        errs[3 * nerr + 1] = (uint32_t)end;
-        errs[3 * nerr + 2] = (uint32_t)reason;
-        nerr++;
-        i = end;
+        if (reason == TRUNCATED && !final) return i; /* the next chunk may complete it */
+        reply_error(r, base + i, base + i + (size_t)(-got), reason);
+        i += (size_t)(-got);
     }
-    for (uint32_t k = 0; k < 3 * nerr; k++) put32(out, errs[k]);
-    free(errs);
-    set32(out->p + counts_at, ncp);
-    set32(out->p + counts_at + 4, nerr);
-    set32(out->p + frame_at, (uint32_t)(out->len - frame_at - 4));
+    return n;
+}
+
+/* The reply to one request (id, mode, input), appended to out as a frame. */
+static void answer(buf_t *out, uint32_t id, uint8_t mode, const uint8_t *s, size_t n) {
+    reply_t r;
+    reply_open(&r, out, id, mode, n);
+    decode_part(&r, s, n, 0, 1);
+    reply_close(&r);
+}
+
+/* The reply to a stream request: k chunks of the given lengths, n bytes in all.
+ * Each chunk is decoded after the bytes held back from the one before, which is
+ * all a streaming decoder keeps (at most 3 bytes); the end of the input is the
+ * final call, with no new bytes. */
+static void answer_stream(buf_t *out, uint32_t id, uint8_t mode, const uint8_t *lens,
+                          uint32_t k, const uint8_t *s, size_t n) {
+    reply_t r;
+    reply_open(&r, out, id, mode, n);
+    uint8_t *work = malloc(n + 4);
+    if (!work) die("out of memory");
+    size_t held = 0, at = 0; /* held-back bytes at work[0..held), input offset of next */
+    for (uint32_t c = 0; c < k && !r.done; c++) {
+        size_t len = get32(lens + 4 * (size_t)c);
+        memcpy(work + held, s + at, len);
+        size_t total = held + len, base = at - held;
+        size_t used = decode_part(&r, work, total, base, 0);
+        memmove(work, work + used, total - used);
+        held = total - used;
+        at += len;
+    }
+    if (!r.done) decode_part(&r, work, held, at - held, 1); /* final: no more input */
+    free(work);
+    reply_close(&r);
 }
 
 static void write_all(const uint8_t *p, size_t n) {
@@ -195,7 +253,9 @@ static void write_all(const uint8_t *p, size_t n) {
     }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    int streams = argc == 2 && strcmp(argv[1], "--stream") == 0;
+    if (argc > 1 && !streams) die("usage: utf8_client [--stream]");
     static const char name[] = "c-maximal-subpart";
     static const char about[] = "examples/exec/c/utf8_client.c";
     buf_t in = {0}, out = {0};
@@ -205,7 +265,8 @@ int main(void) {
     out.len += 4;
     put8(&out, 1); /* version, u16 */
     put8(&out, 0);
-    put8(&out, FLAG_STRICT | FLAG_REPLACE | FLAG_REASONS | FLAG_VALIDATE);
+    put8(&out, (uint8_t)(FLAG_STRICT | FLAG_REPLACE | FLAG_REASONS | FLAG_VALIDATE |
+                         (streams ? FLAG_STREAM : 0)));
     put8(&out, 0);
     put8(&out, (uint8_t)(sizeof name - 1)); /* name length, u16 */
     put8(&out, 0);
@@ -234,10 +295,23 @@ int main(void) {
             }
             if (len < 5) die("a request shorter than its id and mode");
             const uint8_t *req = in.p + pos + 4;
-            uint8_t mode = req[4];
+            uint8_t mode = req[4] & (uint8_t)~STREAM;
             if (mode != MODE_STRICT && mode != MODE_REPLACE && mode != MODE_VALIDATE)
                 die("unknown mode");
-            answer(&out, get32(req), mode, req + 5, len - 5);
+            if ((req[4] & STREAM) && !streams) die("a stream request without flag 32");
+            if (req[4] & STREAM) {
+                /* u32 K, K u32 chunk lengths, then the input */
+                if (len < 9) die("a stream request without its chunk count");
+                uint32_t k = get32(req + 5);
+                if ((len - 9) / 4 < k) die("a stream request shorter than its chunk table");
+                const uint8_t *lens = req + 9, *s = lens + 4 * (size_t)k;
+                size_t n = len - 9 - 4 * (size_t)k, sum = 0;
+                for (uint32_t c = 0; c < k; c++) sum += get32(lens + 4 * (size_t)c);
+                if (sum != n) die("a stream request whose chunks are not its input");
+                answer_stream(&out, get32(req), mode, lens, k, s, n);
+            } else {
+                answer(&out, get32(req), mode, req + 5, len - 5);
+            }
             pos += 4 + (size_t)len;
         }
         memmove(in.p, in.p + pos, in.len - pos);

@@ -8,7 +8,9 @@ code path.
 
 ``utf8fuzz bench --loop`` measures the fuzz loop instead: executions per CPU-second
 of ``Finder.queue`` on a fixed input stream, and with ``--callgrind`` instructions
-per input; ``--compare SRC`` runs another source tree in interleaved pairs (see
+per input; beside it a stream of long inputs (``--long-inputs``, 0 for none):
+executions and bytes per CPU-second, and the loop's peak RSS growth over it;
+``--compare SRC`` runs another source tree in interleaved pairs (see
 :mod:`utf8fuzz.engine.loop_bench` and docs/performance.md).
 
 ``utf8fuzz bench --exec CMD`` measures an exec client (docs/protocol.md): 64-byte
@@ -95,7 +97,8 @@ def _loop(args: argparse.Namespace) -> int:
     try:
         result = loop_bench.bench(inputs=args.inputs, warmup=args.warmup, seed=args.seed,
                                   runs=args.runs, tree=args.tree, compare=args.compare,
-                                  callgrind=args.callgrind)
+                                  callgrind=args.callgrind, long_inputs=args.long_inputs,
+                                  long_warmup=args.long_warmup)
     except (ValueError, OSError) as e:
         raise UsageError(str(e)) from None
     except RuntimeError as e:  # a tree whose loop does not run: say so, no traceback

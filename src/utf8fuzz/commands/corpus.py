@@ -1,4 +1,5 @@
-"""``utf8fuzz corpus check|list|prune|refresh [DIR]``: verify, list, prune or refresh.
+"""``utf8fuzz corpus check|list|prune|refresh|migrate [DIR]``: verify, list, prune,
+refresh or migrate.
 
 Each bad sidecar is reported by its path with the reason, one per line; the others
 are counted as good. Exit 0 when every entry is good, 1 when any is bad; ``check``
@@ -16,6 +17,10 @@ messages pass through :func:`utf8fuzz.safe.text`.
 owned decoder (this project's, recorded own, or given with ``--decoder``) that now
 meets the expectation of its open finding (``--dry-run`` only lists them; see
 :mod:`utf8fuzz.engine.replay`).
+
+``corpus migrate`` rewrites entries of an older sidecar format in the current one
+(:mod:`utf8fuzz.engine.migrate`: format 1's several-decoder signatures become one
+entry per decoder, each with its finding); ``--dry-run`` only lists them.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ ACTIONS: tuple[tuple[str, str], ...] = (
     ("list", "show the entries, one per line"),
     ("prune", "drop the entries whose signature the engine no longer gives"),
     ("refresh", "record as fixed each open finding your decoder now passes"),
+    ("migrate", "rewrite entries of an older format in the current one"),
 )
 
 
@@ -44,7 +50,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         a = sub.add_parser(name, help=help_, description=help_)
         a.add_argument("dir", nargs="?", default="corpus",
                        help="corpus directory (default corpus)")
-        a.add_argument("--dry-run", action="store_true", help="prune, refresh: list only")
+        a.add_argument("--dry-run", action="store_true",
+                       help="prune, refresh, migrate: list only")
         a.add_argument("--json", action="store_true", help="print one JSON object")
         if name == "refresh":
             a.add_argument("--decoder", action="append", default=[], metavar="SPEC",
@@ -61,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
     t = safe.text  # everything printed comes from the corpus: hostile until escaped
     if args.action == "refresh":
         return _refresh(root, args)
+    if args.action == "migrate":
+        return _migrate(root, args)
     if args.action == "prune":
         stale = replay.prune(root, dry_run=args.dry_run)
         verb = "would remove" if args.dry_run else "removed"
@@ -116,4 +125,25 @@ def _refresh(root: Path, args: argparse.Namespace) -> int:
     n = sum(len(names) for _, names in done)
     print(f"{verb} {n} fix{'' if n == 1 else 'es'} in {len(done)} "
           f"entr{'y' if len(done) == 1 else 'ies'} of {t(root)}")
+    return 0
+
+
+def _migrate(root: Path, args: argparse.Namespace) -> int:
+    from utf8fuzz import safe
+    from utf8fuzz.engine.migrate import migrate
+
+    t = safe.text
+    done = migrate(root, dry_run=args.dry_run)
+    if args.json:
+        print(json.dumps({"corpus": str(root), "dry_run": args.dry_run,
+                          "converted": [{"id": old, "now": new} for old, new in done.converted],
+                          "current": done.current, "notes": done.notes}, indent=2))
+        return 0
+    for old, new in done.converted:
+        print(f"{t(old)} -> {' '.join(t(n) for n in new)}")
+    for n in done.notes:
+        print(f"note {t(n)}")
+    verb = "would convert" if args.dry_run else "converted"
+    print(f"{verb} {len(done.converted)} entr{'y' if len(done.converted) == 1 else 'ies'}, "
+          f"{done.current} already current, in {t(root)}")
     return 0

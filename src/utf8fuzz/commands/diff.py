@@ -5,6 +5,12 @@ straight to where they part. Nothing decoded is ever printed as text: code
 points appear as U+XXXX and bytes as hex (fuzz inputs hold terminal escapes,
 bidi overrides and NULs).
 
+Streaming decoders (``incremental``: ``cpython:incremental``, a plug-in's
+``+incremental`` modes, ``exec:`` ``:stream`` decoders, ``node:textdecoder-stream``)
+are fed the input in chunks cut by :mod:`utf8fuzz.decoders.chunks`, a function of
+the input's bytes: the text output shows those chunks in hex (``F2 90 80 | 80``),
+and ``--json`` gives each such decoder's ``chunks`` (hex strings).
+
 An input over :data:`SUMMARY_ABOVE` bytes is summarized (:func:`run_large`): the
 first :data:`ITEMS` of each view and counts, with the same grouping (by a digest
 of each whole outcome); decoders run one at a time and each outcome is dropped
@@ -32,6 +38,7 @@ from utf8fuzz.commands._common import (
     select_decoders,
 )
 from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.decoders.chunks import chunks, describe
 from utf8fuzz.engine.result import Divergence
 from utf8fuzz.outcome import (
     REPLACEMENT,
@@ -87,6 +94,14 @@ def decoder_json(d: Decoder, out: Outcome) -> dict[str, Any]:
     return obj
 
 
+def with_chunks(d: Decoder, obj: dict[str, Any], data: bytes) -> dict[str, Any]:
+    """``obj`` (``d``'s :func:`decoder_json`) with, for a streaming decoder, the
+    chunks it was fed, in hex."""
+    if d.incremental:
+        obj["chunks"] = [c.hex() for c in chunks(data)]
+    return obj
+
+
 def with_references(decs: list[Decoder]) -> list[Decoder]:
     """``decs`` with, in front, the reference of each profile and policy they claim
     that is not among them: a decoder named alone is still shown beside what its
@@ -129,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
     divergences = result.divergences
     if args.json:
         print(json.dumps(
-            {"input": data.hex(), "decoders": {d.name: decoder_json(d, o) for d, o in results},
+            {"input": data.hex(),
+             "decoders": {d.name: with_chunks(d, decoder_json(d, o), data) for d, o in results},
              "divergences": [verdict_json(x) for x in divergences]},
             indent=2, sort_keys=True, ensure_ascii=True,  # names, crash messages: hostile
         ))
@@ -199,6 +215,12 @@ def _print_text(data: bytes, results: list[tuple[Decoder, Outcome]]) -> None:
 
     console = Console(highlight=False)
     console.print(Text(f"input ({len(data)} bytes): {hexbytes(data) or '(empty)'}"))
+    streaming = [d.name for d, _ in results if d.incremental]
+    if streaming:
+        # the split is a function of the bytes (decoders/chunks.py): shown, in hex
+        console.print(Text(safe.text(
+            f"chunks fed to the streaming decoders ({', '.join(streaming)}): "
+            f"{describe(data)}", None)))
     console.print(Text("legend: U+XXXX@offset, ERR[start,end) (... = truncated by end of input)"))
     groups: dict[str, list[tuple[Decoder, Outcome]]] = {}
     for d, o in results:

@@ -11,9 +11,10 @@ and the triage report.
 
 Exit status:
 
-* 0 nothing new was found (divergences that ``CORPUS/known.toml`` accepts are
-  saved, listed apart as ``known``, and do not count);
-* 1 new divergences (not known) were saved;
+* 0 no new finding (new signatures of findings the corpus already had are saved as
+  more evidence; divergences that ``CORPUS/known.toml`` accepts are saved, listed
+  apart as ``known``, and do not count);
+* 1 a new finding (one the corpus held no evidence of, not known) was saved;
 * 2 a usage error (checked before fuzzing: options, decoders, output paths, a
   ``known.toml`` that cannot be used);
 * 3 the run failed: an engine died, a worker could not start, a write failed (a
@@ -148,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     if result.get("interrupted"):
         return EXIT_INTERRUPTED
-    return EXIT_NEW if result["new"] else 0
+    return EXIT_NEW if result["new_findings"] else 0
 
 
 def _report(corpus: Path, out: Path, result: dict[str, Any]) -> str | None:
@@ -175,8 +176,11 @@ def _progress_line(progress: Progress, known: Known | None = None) -> str:
         div = sum(progress.divergent.values())
         found, crashes = list(progress.new), progress.crashes
     new, accepted = split_known(found, known)
+    fresh = {str((x.get("finding") or {}).get("id", x["signature"])) for x in new} - set(
+        progress.before)
     return (f"fuzzing {el:6.0f}s  execs {n:>9,}  ({n / el:,.0f}/s)  divergent inputs {div:,}  "
-            f"new signatures {len(new)}" + (f"  known {len(accepted)}" if accepted else "")
+            f"new findings {len(fresh)} (signatures {len(new)})"
+            + (f"  known {len(accepted)}" if accepted else "")
             + (f"  crashes {crashes}" if crashes else ""))
 
 
@@ -235,7 +239,8 @@ def _print_summary(result: dict[str, Any]) -> None:
     t.add_row("executions", f"{result['executions']:,} in {result['seconds']} s "
               f"({result['execs_per_sec']:,.0f}/s)")
     t.add_row("divergent inputs", f"{result['divergent_inputs']:,}")
-    t.add_row("new signatures", str(len(result["new"])))
+    t.add_row("new findings", f"{len(result['new_findings'])} (from {len(result['new'])} new "
+              "signatures; the others add evidence to findings already in the corpus)")
     if result.get("known"):
         t.add_row("known", f"{len(result['known'])} (saved; accepted in known.toml, "
                   "not counted as new)")
@@ -257,8 +262,17 @@ def _print_summary(result: dict[str, Any]) -> None:
         t.add_row("interrupted", "yes")
     t.add_row("report", cell(result.get("report") or "none"))
     console.print(t)
+    fresh = [f for f in result["findings"] if f["new"] and not f["known"]]
+    if fresh:
+        ft = Table(title="new findings")
+        for col in ("severity", "decoders", "explanation", "pattern", "signatures"):
+            ft.add_column(col, overflow="fold")
+        for f in fresh:
+            ft.add_row(cell(f["severity"]), cell(", ".join(f["decoders"])),
+                       cell(f["explanation"]), cell(f["pattern"]), str(len(f["signatures"])))
+        console.print(ft)
     if result["new"]:
-        n = Table(title="new divergences")
+        n = Table(title="new signatures (evidence)")
         for col in ("signature", "class", "feature", "input (hex)"):
             n.add_column(col, overflow="fold")
         for x in result["new"]:

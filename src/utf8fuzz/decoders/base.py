@@ -15,6 +15,10 @@ Modelled on cryptofuzz's modules. A decoder is anything that turns bytes into an
                 while external decoders must only keep their recorded behaviour;
 * ``incremental`` True when it decodes in chunks (its differences from the
                 one-shot reference are classed "incremental differs from one-shot");
+* ``family``    optional: the family whose one-shot decoders are an incremental
+                decoder's siblings (default: the name's part before the first
+                ``:``, so ``cpython:incremental``'s are ``cpython:*``); a plug-in's
+                ``+incremental`` mode and its ``:oneshot`` sibling share one;
 * ``spec``      for a plug-in, the ``module:attr[@profile][+options]`` it was loaded
                 from, so a corpus entry can load it again by more than its name;
 
@@ -57,6 +61,7 @@ class Decoder(ABC):
     policy: str = "maximal-subpart"
     shows: frozenset[str] = frozenset()
     incremental: bool = False
+    family: str | None = None
     own: bool = False
     spec: str | None = None
 

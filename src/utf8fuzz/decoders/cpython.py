@@ -10,7 +10,7 @@ name                       profile        shows
 ``cpython:surrogateescape``unicode        escape
 ``cpython:surrogatepass``  surrogatepass  tokens (surrogatepass, other errors recorded)
 ``cpython:spans``          unicode        tokens (a recording error handler)
-``cpython:incremental``    unicode        tokens, fed in chunks cut by the input
+``cpython:incremental``    unicode        tokens, fed the chunks of :mod:`.chunks`
 ``cpython:utf-8-sig``      unicode        tokens; a stripped BOM is the token U+FEFF
 =========================  =============  ==========================================
 
@@ -81,6 +81,7 @@ from typing import Any, ClassVar
 from utf8fuzz.decoders import _cpython
 from utf8fuzz.decoders._tiling import Event, tile_text
 from utf8fuzz.decoders.base import Decoder, Unavailable
+from utf8fuzz.decoders.chunks import cuts
 from utf8fuzz.outcome import Outcome, Reason, Token
 
 # What _cpython.codec_screen does (its ``how``; _cpython.c's HOW_*): decode with
@@ -306,21 +307,10 @@ class SurrogatePass(Recording):
         return _no_error(text)
 
 
-def input_splits(data: bytes) -> list[int]:
-    """Chunk boundaries taken from the input itself, like cryptofuzz's modifier
-    bytes: the chunk starting at ``pos`` is ``1 + (data[pos] & 3)`` bytes long.
-
-    Lead bytes of multi-byte sequences (C2, E1, F0, ...) thus give chunks of 1-4
-    bytes that end inside their own sequence, and the cut is a pure function of
-    the input, so an outcome replays exactly.
-    """
-    cuts, pos, n = [], 0, len(data)
-    while pos < n:
-        pos += 1 + (data[pos] & 3)
-        cuts.append(pos)
-    if pos > n:  # only the last chunk can run past the end
-        cuts[-1] = n
-    return cuts
+#: The chunking rule (:func:`utf8fuzz.decoders.chunks.cuts`), under its old name: the
+#: C loops of ``_cpython.c`` write this rule out, and are used only while ``splits``
+#: is this very function (:meth:`Incremental._written_out`).
+input_splits = cuts
 
 
 class Incremental(Recording):

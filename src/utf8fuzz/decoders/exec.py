@@ -23,7 +23,14 @@ Decoders. One per mode the client offers, sharing the one process:
 =====================  ======================================================
 
 plus ``reason`` for strict and (not text-only) replace when the client names
-reasons. ``NAME`` is the name in the hello, reduced to ``[A-Za-z0-9._-]`` (two
+reasons. A client that streams (hello flag 32) also gives ``exec:NAME:MODE:stream``
+for each mode: the same views, its input sent as the chunks of
+:mod:`utf8fuzz.decoders.chunks` in a stream request (the mode byte with bit 128
+set, then the chunk lengths, then the bytes), which the client feeds to its
+streaming decoder with ``final`` false, then ends. It is ``incremental``, and its
+one-shot sibling (same ``family``, ``exec:NAME:MODE``) is the mode's plain decoder.
+
+``NAME`` is the name in the hello, reduced to ``[A-Za-z0-9._-]`` (two
 clients compared side by side must say different names); the claim as written
 (``@unicode/per-run``) is appended. The claim is parsed by
 :func:`utf8fuzz.decoders.claim.parse_claim`: the profile (default unicode) and
@@ -74,6 +81,7 @@ from utf8fuzz.decoders._subprocess import (
     memory_limit_mib,
 )
 from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.decoders.chunks import cuts
 from utf8fuzz.decoders.claim import Claim, parse_claim
 from utf8fuzz.outcome import Outcome
 from utf8fuzz.policies import POLICIES
@@ -89,6 +97,11 @@ MODES = {"strict": MODE_STRICT, "replace": MODE_REPLACE, "validate": MODE_VALIDA
 #: carry a reason (1 illegal, 2 truncated) rather than 0; whether its replace-mode
 #: replies carry text only (no error records: E is always 0).
 FLAG_STRICT, FLAG_REPLACE, FLAG_REASONS, FLAG_VALIDATE, FLAG_TEXT_ONLY = 1, 2, 4, 8, 16
+#: Hello flag: the client answers stream requests (docs/protocol.md, "Stream mode").
+FLAG_STREAM = 32
+#: Or'ed into a request's mode byte: a stream request (u32 K, K u32 chunk lengths,
+#: then the input bytes), sent only to a client whose hello has FLAG_STREAM.
+STREAM = 0x80
 MODE_FLAGS = {"strict": FLAG_STRICT, "replace": FLAG_REPLACE, "validate": FLAG_VALIDATE}
 #: Reply statuses (the u8 after the id). A validate-mode reply says WELL_FORMED
 #: (0) or ILL_FORMED (1) with nothing after it.
@@ -211,6 +224,10 @@ class Hello:
     def text_only(self) -> bool:
         return bool(self.flags & FLAG_TEXT_ONLY)
 
+    @property
+    def streams(self) -> bool:
+        return bool(self.flags & FLAG_STREAM)
+
 
 def parse_hello(body: bytes) -> Hello:
     """The hello in ``body``; WorkerUnavailable saying what is wrong with it."""
@@ -281,6 +298,9 @@ def parse_reply(body: bytes, request: bytes, reasons: bool,
     if got != rid:
         return f"id {got}, expected {rid}"
     n = len(request) - _REQ.size
+    if mode & STREAM:  # the chunk table is not input
+        mode &= ~STREAM
+        n -= 4 + 4 * _U32.unpack_from(request, _REQ.size)[0]
     if status == FAILED:
         return status, (), (), None, body[_REQ.size:].decode("utf-8", "replace")
     if mode == MODE_VALIDATE:
@@ -441,14 +461,26 @@ class ExecProcess:
         return self.worker.hello
 
     def requests(self, mode: int, inputs: Sequence[bytes]) -> list[bytes]:
-        """One request payload per input, each with a fresh id."""
+        """One request payload per input, each with a fresh id; a stream request
+        (``mode`` has :data:`STREAM`) carries the input's chunk table first."""
         first = self._ids
         self._ids = (first + len(inputs)) & 0xFFFFFFFF
         pack = _REQ.pack
+        if mode & STREAM:
+            return [pack((first + k) & 0xFFFFFFFF, mode) + chunk_table(d) + d
+                    for k, d in enumerate(inputs)]
         return [pack((first + k) & 0xFFFFFFFF, mode) + d for k, d in enumerate(inputs)]
 
     def close(self) -> None:
         self.worker.close()
+
+
+def chunk_table(data: bytes) -> bytes:
+    """A stream request's chunk table for ``data``: ``u32 K``, then the ``K`` chunk
+    lengths (``u32`` each) of :func:`utf8fuzz.decoders.chunks.cuts`."""
+    ends = cuts(data)
+    lengths = [e - s for s, e in zip([0, *ends], ends, strict=False)]
+    return struct.pack(f"<I{len(lengths)}I", len(lengths), *lengths)
 
 
 def shows_of(mode: str, *, reasons: bool, text_only: bool) -> frozenset[str]:
@@ -469,8 +501,10 @@ class ExecDecoder(Decoder):
 
     def __init__(self, proc: ExecProcess, mode: str, *, name: str, profile: str = "unicode",
                  policy: str = "maximal-subpart", reasons: bool, text_only: bool,
-                 versions: dict[str, str] | None = None) -> None:
-        self.proc, self.mode, self.code = proc, mode, MODES[mode]
+                 versions: dict[str, str] | None = None, stream: bool = False,
+                 family: str | None = None) -> None:
+        self.proc, self.mode, self.code = proc, mode, MODES[mode] | (STREAM if stream else 0)
+        self.incremental, self.family = stream, family
         self.name, self.profile, self.policy = name, profile, policy
         self.reasons = reasons and mode != "validate"
         self.text_only = text_only and mode == "replace"
@@ -514,7 +548,7 @@ class ExecDecoder(Decoder):
         if status == FAILED:
             return Outcome.failure(n, "crash", f"{self.name} failed: {safe.text(msg, 200)}",
                                    prov)
-        if self.code == MODE_VALIDATE:
+        if self.mode == "validate":
             return Outcome.partial(n, provenance=prov, accept=status == WELL_FORMED)
         if self.text_only:  # no error records: the text is all it says
             return Outcome.partial(n, provenance=prov, replace=cps)
@@ -559,13 +593,18 @@ def load(spec: str) -> list[Decoder]:
     versions = {"exec": shlex.join(parsed.argv)[:300], "protocol": str(VERSION)}
     decs: list[Decoder] = []
     for m in modes:
-        d = ExecDecoder(proc, m, name=f"exec:{name}:{m}{parsed.claim}",
-                        profile=parsed.profile or "unicode",
-                        policy=parsed.policy or "maximal-subpart", reasons=hello.reasons,
-                        text_only=hello.text_only, versions=versions)
-        # the spec that loads this decoder alone: a corpus entry names one decoder
-        d.spec = spec if parsed.mode is not None else f"{spec}+mode={m}"
-        decs.append(d)
+        # a streaming client's mode is two decoders: whole inputs, and chunks
+        for stream in (False, True) if hello.streams else (False,):
+            d = ExecDecoder(proc, m, name=f"exec:{name}:{m}{':stream' if stream else ''}"
+                                          f"{parsed.claim}",
+                            profile=parsed.profile or "unicode",
+                            policy=parsed.policy or "maximal-subpart", reasons=hello.reasons,
+                            text_only=hello.text_only, versions=versions, stream=stream,
+                            family=f"exec:{name}:{m}" if hello.streams else None)
+            # the spec that loads this decoder's mode alone (and its stream sibling,
+            # told apart by name): a corpus entry names one decoder
+            d.spec = spec if parsed.mode is not None else f"{spec}+mode={m}"
+            decs.append(d)
     return decs
 
 
@@ -575,7 +614,8 @@ def load(spec: str) -> list[Decoder]:
 def peer(argv: Sequence[str], *, name: str, mode: str, profile: str = "unicode",
          policy: str = "maximal-subpart", reasons: bool = False, text_only: bool = False,
          versions: dict[str, str] | None = None, env: dict[str, str] | None = None,
-         timeout: float = DEFAULT_TIMEOUT, memory_mib: int | None = None) -> Decoder:
+         timeout: float = DEFAULT_TIMEOUT, memory_mib: int | None = None,
+         stream: bool = False, family: str | None = None) -> Decoder:
     """A decoder named ``name`` that runs ``argv`` as an exec-protocol client in
     ``mode`` (``strict``, ``replace`` or ``validate``), judged as ``profile`` and
     ``policy``.
@@ -589,7 +629,11 @@ def peer(argv: Sequence[str], *, name: str, mode: str, profile: str = "unicode",
     ``mode``, and its flags 4 (reasons) and 16 (text only) must be exactly
     ``reasons`` and ``text_only``; otherwise every outcome is a ``crash`` saying
     so in one line, and the process is not started again. ValueError for an
-    unknown mode, profile or policy (the caller's mistake, not the client's)."""
+    unknown mode, profile or policy (the caller's mistake, not the client's).
+
+    ``stream``: it sends stream requests (the input's chunks), and the hello must
+    say it streams (flag 32); it is ``incremental``, and ``family`` names whose
+    one-shot decoders are its siblings."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}")
     get_profile(profile)
@@ -604,9 +648,11 @@ def peer(argv: Sequence[str], *, name: str, mode: str, profile: str = "unicode",
                                  (FLAG_TEXT_ONLY, text_only, "text only (flag 16)")):
             if bool(hello.flags & flag) != want:
                 said.append(("does not say " if want else "says ") + what)
+        if stream and not hello.streams:
+            said.append("does not say it streams (flag 32)")
         return f"its hello {'; '.join(said)}" if said else None
 
     proc = ExecProcess(argv, timeout=timeout, memory_mib=memory_mib, env=env, label=name,
                        require=require)
     return ExecDecoder(proc, mode, name=name, profile=profile, policy=policy, reasons=reasons,
-                       text_only=text_only, versions=versions)
+                       text_only=text_only, versions=versions, stream=stream, family=family)

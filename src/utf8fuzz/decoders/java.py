@@ -6,6 +6,9 @@ name                       call                                        mode     
 ``java:string``            ``new String(bytes, UTF_8)``                replace  replace
 ``java:charsetdecoder``    ``UTF_8.newDecoder()``, ``REPORT``          strict   strict,
                                                                                 reason
+``java:charsetdecoder-``   the same, fed the chunks of :mod:`.chunks`  strict   strict,
+``stream``                 (``decode(in, out, false)`` per chunk,               reason
+                           then ``true`` and ``flush``)
 =========================  ==========================================  =======  =========
 
 Both claim the ``unicode`` profile (``StandardCharsets.UTF_8`` is "Eight-bit UCS
@@ -47,8 +50,13 @@ VARIANTS: dict[str, peers.Variant] = {
                False, True),
     "charsetdecoder": ("StandardCharsets.UTF_8.newDecoder(), CodingErrorAction.REPORT",
                        "strict", "maximal-subpart", True, False),
+    "charsetdecoder-stream": ("StandardCharsets.UTF_8.newDecoder(), CodingErrorAction.REPORT, "
+                              "decode(in, out, endOfInput) per chunk", "strict",
+                              "maximal-subpart", True, False),
 }
+#: The streaming variant, and its one-shot sibling.
+STREAMING = {"charsetdecoder-stream": "charsetdecoder"}
 
 
 def discover() -> list[Decoder | Unavailable]:
-    return peers.discover("java", VARIANTS)
+    return peers.discover("java", VARIANTS, STREAMING)

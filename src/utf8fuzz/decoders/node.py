@@ -6,6 +6,10 @@ name                          profile  shows
 ``node:textdecoder-fatal``    unicode  strict, reason (searched); the text when valid
 ``node:textdecoder``          unicode  replace (WHATWG Encoding's U+FFFD output)
 ``node:buffer``               unicode  replace (``Buffer.toString('utf8')``)
+``node:textdecoder-stream``   unicode  replace: ``TextDecoder`` fed the chunks of
+                                       :mod:`.chunks` with ``{stream: true}``, then
+                                       ``decode()`` (incremental; its one-shot
+                                       sibling is ``node:textdecoder``)
 ============================  =======  ============================================
 
 Each runs ``node node_client.js VARIANT`` through :func:`utf8fuzz.decoders.exec.peer`,
@@ -35,11 +39,16 @@ VARIANTS = {
     "textdecoder-fatal": ("strict", True, False),
     "textdecoder": ("replace", False, True),
     "buffer": ("replace", False, True),
+    "textdecoder-stream": ("replace", False, True),
 }
+#: The variants fed in chunks (exec stream requests), each with its one-shot sibling.
+STREAMING = {"textdecoder-stream": "node:textdecoder"}
 API = {
     "textdecoder-fatal": "new TextDecoder('utf-8', {fatal: true, ignoreBOM: true})",
     "textdecoder": "new TextDecoder('utf-8', {ignoreBOM: true})",
     "buffer": "Buffer.toString('utf8')",
+    "textdecoder-stream": "new TextDecoder('utf-8', {ignoreBOM: true}).decode(chunk, "
+                          "{stream: true}), then decode()",
 }
 
 
@@ -47,8 +56,13 @@ def decoder(node: str, variant: str, *, env: dict[str, str] | None = None,
             timeout: float = exec_protocol.DEFAULT_TIMEOUT) -> Decoder:
     """The decoder of one variant, run by the ``node`` executable; nothing starts."""
     mode, reasons, text_only = VARIANTS[variant]
+    sibling = STREAMING.get(variant)
+    # a streaming variant and its sibling are one family of their own (not all of node)
+    family = sibling or (f"node:{variant}" if f"node:{variant}" in STREAMING.values()
+                         else None)
     return exec_protocol.peer([node, str(CLIENT), variant], name=f"node:{variant}", mode=mode,
-                              reasons=reasons, text_only=text_only, env=env, timeout=timeout)
+                              reasons=reasons, text_only=text_only, env=env, timeout=timeout,
+                              stream=sibling is not None, family=family)
 
 
 def discover() -> list[Decoder | Unavailable]:

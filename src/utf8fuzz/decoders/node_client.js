@@ -5,6 +5,9 @@
 //                      strict mode, reasons (the first error's span is searched)
 //   textdecoder        new TextDecoder('utf-8', {ignoreBOM: true}): replace, text only
 //   buffer             Buffer.toString('utf8'): replace mode, text only
+//   textdecoder-stream new TextDecoder('utf-8', {ignoreBOM: true}) fed the chunks
+//                      of a stream request with {stream: true}, then decode():
+//                      replace mode, text only, streams (hello flag 32)
 //
 // The hello's free text is a JSON object of Node's versions (provenance). Each
 // chunk stdin gives is answered whole, in one write: the harness pipelines.
@@ -13,6 +16,7 @@
 
 const MODE_STRICT = 1, MODE_REPLACE = 2;
 const FLAG_STRICT = 1, FLAG_REPLACE = 2, FLAG_REASONS = 4, FLAG_TEXT_ONLY = 16;
+const FLAG_STREAM = 32, STREAM = 0x80;
 const ILLEGAL = 1, TRUNCATED = 2;
 
 const variant = process.argv[2];
@@ -104,6 +108,19 @@ const VARIANTS = {
     flags: FLAG_REPLACE | FLAG_TEXT_ONLY, mode: MODE_REPLACE,
     answer: (id, bytes) => decoded(id, replacing.decode(bytes)),
   },
+  'textdecoder-stream': {
+    // Whole inputs too (the protocol's plain requests), as textdecoder answers them.
+    flags: FLAG_REPLACE | FLAG_TEXT_ONLY | FLAG_STREAM, mode: MODE_REPLACE,
+    answer: (id, bytes) => decoded(id, replacing.decode(bytes)),
+    stream: (id, chunks) => {
+      // A fresh decoder per input: a stream ended by decode() starts afresh anyway
+      // (WHATWG Encoding, decode() step 1), but nothing may leak between inputs.
+      const dec = new TextDecoder('utf-8', opts);
+      let s = '';
+      for (const c of chunks) s += dec.decode(c, { stream: true });
+      return decoded(id, s + dec.decode());
+    },
+  },
   'buffer': {
     flags: FLAG_REPLACE | FLAG_TEXT_ONLY, mode: MODE_REPLACE,
     answer: (id, bytes) => decoded(id, Buffer.from(bytes.buffer, bytes.byteOffset,
@@ -133,12 +150,32 @@ function answer(id, mode, bytes) {
     if (word === '\xff!abt') process.abort();
     if (word === '\xff!hng') { for (;;) { /* hang */ } }
   }
-  if (mode !== me.mode) return failed(id, `mode ${mode} is not offered`);
+  if ((mode & ~STREAM) !== me.mode) return failed(id, `mode ${mode} is not offered`);
+  if ((mode & STREAM) && !me.stream) return failed(id, 'stream requests are not offered');
   try {
-    return me.answer(id, bytes);
+    return (mode & STREAM) ? me.stream(id, splitChunks(bytes)) : me.answer(id, bytes);
   } catch (e) {
     return failed(id, e && e.message);
   }
+}
+
+// A stream request's input: u32 K, K u32 chunk lengths, then the bytes
+// (docs/protocol.md, "Stream mode"). The chunks, as views of the input.
+function splitChunks(req) {
+  const view = new DataView(req.buffer, req.byteOffset, req.length);
+  if (req.length < 4) throw new Error('a stream request without its chunk count');
+  const k = view.getUint32(0, true);
+  if ((req.length - 4) / 4 < k) throw new Error('a stream request shorter than its table');
+  let at = 4 + 4 * k;
+  const chunks = [];
+  for (let c = 0; c < k; c++) {
+    const n = view.getUint32(4 + 4 * c, true);
+    if (at + n > req.length) throw new Error('stream chunks longer than the input');
+    chunks.push(req.subarray(at, at + n));
+    at += n;
+  }
+  if (at !== req.length) throw new Error('stream chunks shorter than the input');
+  return chunks;
 }
 
 function frame(parts, payload) {

@@ -26,6 +26,10 @@ SHAPE, at most one; the view each shows is the one it is judged at:
 ``spans``       ``f(data) -> (str, [(start, end), ...])``: the      replace, spans,
                 text with one U+FFFD per error, and every error     strict
 ``outcome``     ``f(data) -> Outcome``                              what it shows
+``incremental`` a ``codecs.IncrementalDecoder`` subclass or         per mode, as
+                factory ``C(errors)``, once per error mode: fed     ``codec``
+                the chunks of :mod:`.chunks` with ``final=False``,
+                then ``decode(b"", final=True)``
 ==============  =================================================  ==================
 
 A return of another type is a ``crash`` outcome whose detail names the shape to
@@ -35,7 +39,18 @@ are shapes of their own and take no SHAPE word, except that ``codec:NAME+codec``
 runs the codec's decode function in error modes like any ``codec`` shape. A claim
 overrides a Decoder's own profile and policy.
 
-MODE words, only with ``codec``: ``strict``, ``replace``, ``ignore``,
+*Incremental.* Each mode of an ``incremental`` spec is two decoders: the streaming
+one, ``plugin:TARGET:MODE`` (``incremental = True``), and its one-shot sibling
+``plugin:TARGET:MODE:oneshot``, a fresh instance fed the whole input at once with
+``final=True``. Both are of one family (``plugin:TARGET:MODE``), so a streaming
+difference the one-shot sibling does not share is classed ``incremental-differs``
+(:mod:`utf8fuzz.engine.differ`); both are judged against the reference too. In
+strict mode, a ``UnicodeDecodeError`` raised while chunks are fed has offsets into
+the decoder's own buffer (the bytes it held back, ``getstate()[0]``, then the
+chunk), made absolute by adding where that buffer starts. The chunks are a
+function of the input's bytes, so a corpus entry replays them exactly.
+
+MODE words, only with ``codec`` or ``incremental``: ``strict``, ``replace``, ``ignore``,
 ``surrogateescape``. None given: every one the function accepts; a mode it
 rejects with LookupError or TypeError when called once on ``FF`` at load is left
 out, and a note says so (one line on stderr for ``--decoder``; an unavailable
@@ -96,6 +111,7 @@ from utf8fuzz.decoders._subprocess import (
     memory_limit_mib,
 )
 from utf8fuzz.decoders.base import Decoder, Unavailable
+from utf8fuzz.decoders.chunks import cuts
 from utf8fuzz.decoders.claim import Claim, parse_claim
 from utf8fuzz.outcome import Outcome
 
@@ -104,7 +120,9 @@ DEFAULT_TIMEOUT = float(os.environ.get("UTF8FUZZ_DECODER_TIMEOUT", "10"))
 REPLACE_HANDLER = "utf8fuzz.record-replace"
 
 #: The SHAPE words (see the module docstring); no word is the plain strict shape.
-SHAPES: tuple[str, ...] = ("codec", "text", "validator", "spans", "outcome")
+SHAPES: tuple[str, ...] = ("codec", "text", "validator", "spans", "outcome", "incremental")
+#: The shapes that run once per error mode (MODE words).
+MODAL: tuple[str, ...] = ("codec", "incremental")
 #: The MODE words of the codec shape, and the view each mode's decoder shows.
 MODE_VIEW: dict[str, str] = {"strict": "strict", "replace": "replace", "ignore": "ignore",
                              "surrogateescape": "escape"}
@@ -115,6 +133,13 @@ OPTIONS: tuple[str, ...] = ("inprocess", "timeout", "memory")
 PROBE = b"\xff"
 #: The request's first byte for a decoder that has no modes.
 NO_MODE = 0xFF
+#: Or'ed into a mode's request byte: that mode's one-shot sibling (``incremental``).
+ONESHOT = 0x80
+
+
+def mode_word(i: int) -> str:
+    """The MODE word of request byte ``i`` (not :data:`NO_MODE`)."""
+    return MODES[i & ~ONESHOT]
 
 
 def _unknown(msg: str) -> Exception:
@@ -147,7 +172,7 @@ class Spec:
         """The spec that loads this spec's decoder of ``mode`` alone."""
         head, *words = self.text.split("+")
         words = [w for w in words if w not in MODE_VIEW]
-        words.insert(words.index("codec") + 1, mode)
+        words.insert(words.index(str(self.shape)) + 1, mode)
         return "+".join([head, *words])
 
 
@@ -190,9 +215,10 @@ def parse_spec(spec: str, *, options: bool = True) -> Spec:
                 f"bad decoder option +{safe.text(w, 60)} in {shown!r}: shapes are "
                 f"{', '.join(SHAPES)}; modes (with +codec) {', '.join(MODES)}; "
                 "options inprocess, timeout=S, memory=MiB")
-    if modes and shape != "codec":
+    if modes and shape not in MODAL:
         raise _unknown(f"bad decoder {shown!r}: error modes (+{modes[0]}) are for the codec "
-                       f"shape: +codec+{modes[0]}")
+                       f"shape (+codec+{modes[0]}) and the incremental one "
+                       f"(+incremental+{modes[0]})")
     timeout = DEFAULT_TIMEOUT
     if "timeout" in opts:
         try:
@@ -274,13 +300,17 @@ def build(obj: Any, spec: Spec, base: str, *, probe: bool = True) -> Built:
     profile = claim.profile or "unicode"
     policy = claim.policy or "maximal-subpart"
     if isinstance(obj, codecs.CodecInfo):
-        if spec.shape not in (None, "codec"):
+        if spec.shape not in (None, *MODAL):
             raise _unknown(f"bad decoder {shown!r}: a registered codec takes no "
-                           f"+{spec.shape}; +codec runs it in error modes")
+                           f"+{spec.shape}; +codec runs it in error modes, +incremental "
+                           "its incremental decoder")
         if spec.shape is None:
             return Built([(NO_MODE, CodecDecoder(obj, spec.name(base, None), profile,
                                                  policy))], [])
-        fn: Any = obj.decode
+        fn: Any = obj.decode if spec.shape == "codec" else obj.incrementaldecoder
+        if fn is None:
+            raise _unknown(f"bad decoder {shown!r}: codec {safe.text(obj.name, 60)!r} has "
+                           "no incremental decoder")
         versions = {"codec": obj.name, "python": sys.version.split()[0]}
     elif callable(obj):
         fn = obj
@@ -289,13 +319,14 @@ def build(obj: Any, spec: Spec, base: str, *, probe: bool = True) -> Built:
     else:
         raise _unknown(f"{safe.text(base, 200)}: {type(obj).__name__} is not callable, "
                        "a Decoder or a codec")
-    if spec.shape != "codec":
+    if spec.shape not in MODAL:
         kind = _SHAPE_CLASSES[spec.shape]
         return Built([(NO_MODE, kind(fn, spec.name(base, None), profile, policy, versions))],
                      [])
     modes, left_out = list(spec.modes or MODES), []
     if probe:
-        rejected = {m: why for m in modes if (why := _rejects(fn, m)) is not None}
+        rejects = _rejects if spec.shape == "codec" else _rejects_incremental
+        rejected = {m: why for m in modes if (why := rejects(fn, m)) is not None}
         for m, why in rejected.items():
             if spec.modes:
                 raise _unknown(f"decoder {shown!r}: the function rejects errors={m!r}: {why}")
@@ -304,6 +335,15 @@ def build(obj: Any, spec: Spec, base: str, *, probe: bool = True) -> Built:
         if not modes:
             raise _unknown(f"decoder {shown!r}: the function accepts none of the error "
                            f"modes {', '.join(MODES)}: {left_out[0][1]}")
+    if spec.shape == "incremental":
+        return Built([pair for m in modes for pair in (
+            (MODES.index(m), IncrementalModeDecoder(
+                fn, spec.name(base, m), profile, policy, versions, m, oneshot=False,
+                family=f"{base}:{m}")),
+            (MODES.index(m) | ONESHOT, IncrementalModeDecoder(
+                fn, spec.name(base, f"{m}:oneshot"), profile, policy, versions, m,
+                oneshot=True, family=f"{base}:{m}")),
+        )], left_out)
     return Built([(MODES.index(m), CodecModeDecoder(fn, spec.name(base, m), profile, policy,
                                                     versions, m)) for m in modes], left_out)
 
@@ -312,6 +352,18 @@ def _rejects(fn: Callable[..., Any], mode: str) -> str | None:
     """Why ``fn`` does not take ``errors=mode`` (None: it does), from one call."""
     try:
         fn(PROBE, mode)
+    except (LookupError, TypeError) as e:
+        return safe.text(f"{type(e).__name__}: {e}", 300)
+    except Exception:
+        return None  # any other answer is the decoder's own, judged in the run
+    return None
+
+
+def _rejects_incremental(factory: Callable[..., Any], mode: str) -> str | None:
+    """Why ``factory`` makes no decoder that takes ``errors=mode`` (None: it does),
+    from one decode."""
+    try:
+        factory(mode).decode(PROBE, True)
     except (LookupError, TypeError) as e:
         return safe.text(f"{type(e).__name__}: {e}", 300)
     except Exception:
@@ -338,14 +390,14 @@ def load_all(spec: str) -> list[Decoder]:
                               memory_mib=parsed.memory_mib)
         modes: list[str] = []
         left: list[tuple[str, str]] = []
-        if parsed.shape == "codec":  # other shapes start their worker when first used
+        if parsed.shape in MODAL:  # other shapes start their worker when first used
             try:
                 modes, left = worker.probe()
             except WorkerUnavailable as e:
                 worker.close()
                 raise _unknown(f"decoder {safe.text(spec, 200)!r}: {safe.text(e, 300)}") \
                     from None
-        if parsed.shape == "codec" and not modes:
+        if parsed.shape in MODAL and not modes:
             worker.close()
             raise _unknown(f"decoder {safe.text(spec, 200)!r}: the function accepts none of "
                            f"the error modes {', '.join(MODES)}: {left[0][1]}")
@@ -355,11 +407,11 @@ def load_all(spec: str) -> list[Decoder]:
             raise _unknown(f"decoder {safe.text(spec, 200)!r}: the function rejects "
                            f"errors={m!r}: {why}")
         built = Built([(i, d) for i, d in described.decoders
-                       if i == NO_MODE or MODES[i] in modes], left)
+                       if i == NO_MODE or mode_word(i) in modes], left)
         decs = [IsolatedDecoder(parsed.text, None, d, worker=worker, mode=i)
                 for i, d in built.decoders]
     for d in decs:
-        d.spec = spec if parsed.shape != "codec" else parsed.for_mode(_mode_of(d))
+        d.spec = spec if parsed.shape not in MODAL else parsed.for_mode(_mode_of(d))
     for m, why in built.left_out:
         print(f"utf8fuzz: note: {safe.text(parsed.name(base, m), 300)} left out: the "
               f"function rejects errors={m!r}: {safe.text(why, 300)}", file=sys.stderr)
@@ -403,7 +455,8 @@ def _versions_of(obj: Any, target: str) -> dict[str, str]:
 
 
 _DECLARE = ("declare the shape it has: +text for str, +spans for (str, spans), "
-            "+outcome for an Outcome, +validator for a bool, +codec for f(data, errors)")
+            "+outcome for an Outcome, +validator for a bool, +codec for f(data, errors), "
+            "+incremental for a codecs.IncrementalDecoder")
 
 
 def _wrong(r: Any, shape: str, expected: str) -> TypeError:
@@ -545,6 +598,57 @@ class CodecModeDecoder(_Function):
         raise _wrong(r, "codec", "str or (str, consumed)")
 
 
+class IncrementalModeDecoder(CodecModeDecoder):
+    """``+incremental``: a ``codecs.IncrementalDecoder`` made by ``factory(mode)``, fed
+    the chunks of :func:`~utf8fuzz.decoders.chunks.chunks` (``final=False``) then
+    ``b""`` with ``final=True``; or, ``oneshot``, the whole input with ``final=True``
+    (its one-shot sibling). A fresh decoder for every input: no state leaks between
+    inputs. See the module docstring."""
+
+    def __init__(self, factory: Any, name: str, profile: str, policy: str,
+                 versions: dict[str, str], mode: str, *, oneshot: bool,
+                 family: str) -> None:
+        super().__init__(self._oneshot if oneshot else self._stream, name, profile,
+                         policy, {**versions, "fed": "whole" if oneshot else "chunks"}, mode)
+        self.factory, self.incremental, self.family = factory, not oneshot, family
+
+    def _oneshot(self, data: bytes, errors: str) -> Any:
+        return self.factory(errors).decode(data, True)
+
+    def _stream(self, data: bytes, errors: str) -> str:
+        dec = self.factory(errors)
+        parts: list[str] = []
+        prev = 0
+        for cut in [*cuts(data), None]:
+            chunk, final = (data[prev:cut], False) if cut is not None else (b"", True)
+            # where the decoder's buffer starts: the bytes it holds back, then the chunk
+            base = prev - _held(dec)
+            try:
+                r = dec.decode(chunk, final)
+            except UnicodeDecodeError as e:
+                e.start, e.end = base + e.start, base + e.end
+                raise
+            if type(r) is not str:
+                raise _wrong(r, "incremental", "str from each decode()")
+            parts.append(r)
+            if cut is not None:
+                prev = cut
+        return "".join(parts)
+
+
+def _held(dec: Any) -> int:
+    """How many input bytes ``dec`` holds back: ``getstate()[0]`` (the
+    IncrementalDecoder contract: buffered input, then other state), 0 when it says
+    nothing usable."""
+    try:
+        state = dec.getstate()
+    except Exception:
+        return 0
+    if isinstance(state, tuple) and state and isinstance(state[0], bytes | bytearray):
+        return len(state[0])
+    return 0
+
+
 class CodecDecoder(Decoder):
     """A registered codec, through a recording error handler: its spans and its
     replace output. Offsets are the codec's own (a codec that strips a prefix,
@@ -625,6 +729,7 @@ class IsolatedDecoder(Decoder):
         self.spec = described.spec
         self.profile, self.policy = described.profile, described.policy
         self.shows, self.incremental = described.shows, described.incremental
+        self.family = described.family
         self._versions = {**described.versions(), "isolated": "worker process"}
 
     def versions(self) -> dict[str, str]:
@@ -679,7 +784,7 @@ def worker_main() -> None:
         out.write(frame(json.dumps({"ok": False, "error": str(e)}).encode()))
         return
     by_mode = dict(built.decoders)
-    modes = [MODES[i] for i in by_mode if i != NO_MODE]
+    modes = list(dict.fromkeys(mode_word(i) for i in by_mode if i != NO_MODE))
     out.write(frame(json.dumps({"ok": True, "modes": modes,
                                 "left_out": built.left_out}).encode()))
     while True:
@@ -730,15 +835,17 @@ def discover() -> list[Decoder | Unavailable]:
             base, spec = entry_spec(ep.name, ep.value)
             described = build(ep.load(), spec, base, probe=False)
             worker = PluginWorker(spec.text, base)
-            modes, left = worker.probe() if spec.shape == "codec" else ([], [])
+            modes, left = worker.probe() if spec.shape in MODAL else ([], [])
         except Exception as e:
             found.append(Unavailable(base, f"cannot load {ep.value}: {type(e).__name__}: "
                                      f"{e}"))
             continue
         for i, d in described.decoders:
-            if i != NO_MODE and MODES[i] not in modes:
+            if i != NO_MODE and mode_word(i) not in modes:
                 continue
-            d.name = base + (f":{MODES[i]}" if i != NO_MODE else "")  # its name alone
+            # its name alone (a one-shot sibling: the mode's name and :oneshot)
+            d.name = base + (f":{mode_word(i)}" if i != NO_MODE else "") + (
+                ":oneshot" if i != NO_MODE and i & ONESHOT else "")
             found.append(IsolatedDecoder(spec.text, None, d, worker=worker, mode=i))
         for m, why in left:
             found.append(Unavailable(f"{base}:{m}", f"the function rejects errors={m!r}: "

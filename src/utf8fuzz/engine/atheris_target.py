@@ -250,9 +250,16 @@ class StopAtFinding:
     on it. A finding made as the run ends (the last round, compared at exit) is too
     late for libFuzzer: :meth:`at_exit` writes the artifact itself, says where in
     libFuzzer's words (``Test unit written to PATH``, which ClusterFuzz looks for),
-    and exits with libFuzzer's crash status."""
+    and exits with libFuzzer's crash status.
 
-    def __init__(self, argv: Sequence[str]) -> None:
+    A finding is new when the corpus held no evidence of it when the target started
+    (``before``: :func:`utf8fuzz.engine.corpus.finding_ids`): another signature of a
+    known cause is saved as more evidence and the run goes on. The crash's frame is
+    named after the finding (family and rule), so ClusterFuzz files one crash per
+    finding, not one per signature."""
+
+    def __init__(self, argv: Sequence[str], before: frozenset[str] = frozenset()) -> None:
+        self.before = before
         inputs = [a for a in argv[1:] if not a.startswith("-")]
         self.one_by_one = bool(inputs) and all(os.path.isfile(a) for a in inputs)
         self.prefix = artifact_prefix(argv)
@@ -267,11 +274,16 @@ class StopAtFinding:
         self.line = ""
 
     def note(self, new: NewSignature) -> None:
-        """Keep ``new`` to crash on, unless a finding is kept already."""
-        if self.pending is None:
+        """Keep ``new`` to crash on, unless a finding is kept already or ``new`` is
+        evidence of a finding the corpus had."""
+        fid = new.finding.get("id")
+        if self.pending is None and fid not in self.before:
             self.pending = new.input
-            self.name = safe.text(new.signature, limit=300)
-            self.line = (f"utf8fuzz: new divergence {self.name}: minimized input "
+            named = (f"{new.finding['family']}/{new.finding['rule']}"
+                     if new.finding.get("rule") else new.signature)
+            self.name = safe.text(named, limit=300)
+            self.line = (f"utf8fuzz: new divergence {safe.text(new.signature, limit=300)}: "
+                         "minimized input "
                          f"{safe.hexbytes(new.input)} (from {new.original_size} bytes), "
                          f"saved as {safe.text(new.path)}")
 
@@ -279,7 +291,7 @@ class StopAtFinding:
         """``new`` was found while libFuzzer ran ``data``: kept, and raised at once if
         libFuzzer is running its inputs one by one or ``data`` is the minimized input."""
         self.note(new)
-        if self.one_by_one or data == self.pending:
+        if self.pending is not None and (self.one_by_one or data == self.pending):
             self.crash()
 
     def check(self, data: bytes) -> None:
@@ -345,6 +357,7 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
          mode: str = "all") -> None:
     import atheris
 
+    from utf8fuzz.engine import corpus as corpus_mod
     from utf8fuzz.engine.coverage import TableCoverage, libfuzzer_counters
     from utf8fuzz.engine.finder import Finder, InFlight, round_default
     from utf8fuzz.engine.mutator import make_custom_mutator
@@ -360,7 +373,8 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     corpus = Path(os.environ.get("UTF8FUZZ_CORPUS") or packed_corpus() or "corpus")
     log = os.environ.get("UTF8FUZZ_FOUND_LOG")
     argv = list(argv if argv is not None else sys.argv)
-    stop = None if os.environ.get(KEEP_GOING_ENV) == "1" else StopAtFinding(argv)
+    stop = None if os.environ.get(KEEP_GOING_ENV) == "1" else StopAtFinding(
+        argv, frozenset(corpus_mod.finding_ids(corpus)) if corpus.is_dir() else frozenset())
     one_by_one = stop is not None and stop.one_by_one
     round_size = round_default()
     inflight = InFlight(Path(artifact_prefix(argv) + f"inflight-{os.getpid()}.hex")) \
@@ -446,7 +460,10 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     gc.freeze()
     gc.disable()  # see collect()
     # atheris.Setup rebinds atheris.Mutate to libFuzzer's: look it up at call time.
-    mutator = make_custom_mutator(lambda d, n: atheris.Mutate(d, n))
+    # With -max_len above 64 (utf8fuzz fuzz), some mutations are long inputs, in the
+    # profiles of the decoders under test (utf8fuzz.engine.long).
+    mutator = make_custom_mutator(lambda d, n: atheris.Mutate(d, n),
+                                  sorted({d.profile for d in decs}))
     run_argv = relaunchable(single_process_flags(argv))
     if run_argv[0] != argv[0]:  # the relaunch script's directory goes with the run
         at_process_exit(partial(shutil.rmtree, os.path.dirname(run_argv[0]), True))

@@ -309,7 +309,9 @@ class Judge:
         itself, an error for one U+FFFD. One edit each: a character for another
         value (a U+FFFD: it was rejected - or, right after an error, swallowed by
         it, and that error is blamed; else a different code point); a character
-        for nothing (swallowed by the error right before it, or dropped); an error
+        for nothing, swallowed by the error right before it (dropped costs two: a
+        literal U+FFFD beside a run of errors merged into one U+FFFD is the merge,
+        not the literal one lost); an error
         for nothing, or a run of errors for one U+FFFD (a different replacement); a
         run of errors for one other value (the bytes were accepted); an output no
         token accounts for (an extra U+FFFD, blamed on the error nearest to where
@@ -397,8 +399,11 @@ class Judge:
                             else:
                                 code = t * 4 + cpt
                             relax(nxt + 1, c + 1, f if f != none else code)
+                    # a character for nothing: swallowed by the error before it (one
+                    # edit), or dropped (two: never cheaper than merging a run of
+                    # errors, which a literal U+FFFD beside the run would tie with)
                     code = (t - 1) * 4 + rep if swallowed else t * 4 + rej
-                    relax(nxt, c + 1, f if f != none else code)
+                    relax(nxt, c + (1 if swallowed else 2), f if f != none else code)
                     continue
                 relax(nxt, c + 1, f if f != none else t * 4 + rep)
                 if y is None:

@@ -51,10 +51,15 @@ from pathlib import Path
 from typing import Any
 
 from utf8fuzz import __version__, safe
+from utf8fuzz.decoders.chunks import cuts
+from utf8fuzz.engine.explain import explain, family, finding_id
 from utf8fuzz.engine.signature import Signature, signature_id
 from utf8fuzz.outcome import VIEWS, Outcome
 
-FORMAT = 1
+#: The sidecar format written. 2: a signature names one decoder, and the sidecar
+#: records its ``finding``; 1: a signature may name several (still read; converted by
+#: :func:`migrate`).
+FORMAT = 2
 REQUIRED = ("format", "signature", "profile", "class", "feature", "decoders", "reference",
             "input", "file", "sha256", "outcomes")
 
@@ -221,6 +226,10 @@ _OPTIONAL_FIELDS: dict[str, dict[str, tuple[Any, str]]] = {
     "found": {"at": (_name, _NAME), "engine": (_name, _NAME), "improved_at": (_name, _NAME),
               "original_size": (_int, "an integer"), "minimized_size": (_int, "an integer"),
               "minimizer": (lambda v: v is None or isinstance(v, dict), "an object")},
+    "finding": {"id": (_name, _NAME), "family": (_name, _NAME), "rule": (_name, _NAME),
+                "explanation": (_name, _NAME), "severity": (_name, _NAME),
+                "pattern": (lambda v: isinstance(v, str) and len(v) <= 4 * MAX_INPUT_BYTES,
+                            "a string"), "checked": (_int, "an integer")},
     "first_difference": {"offset": (lambda v: v is None or _int(v), "an integer"),
                          "view": (_name, _NAME), "detail": (lambda v: isinstance(v, str),
                                                              "a string")},
@@ -231,6 +240,8 @@ _RECORD_FIELDS: dict[str, tuple[Any, str]] = {
     "incremental": (lambda v: isinstance(v, bool), "true or false"),
     "shows": (_names, _NAMES),
     "versions": (lambda v: isinstance(v, dict), "an object"),
+    "chunks": (lambda v: isinstance(v, list) and len(v) <= MAX_INPUT_BYTES
+               and all(_int(x) for x in v), "a list of integers"),
 }
 
 
@@ -250,7 +261,7 @@ def validate(side: Mapping[str, Any]) -> None:
         raise _wrong("'decoders'", _NAMES)
     if "position_dependent" in side and not isinstance(side["position_dependent"], bool):
         raise _wrong("'position_dependent'", "true or false")
-    for k in ("first_difference", "versions", "expectation", "found", "outcomes"):
+    for k in ("first_difference", "versions", "expectation", "found", "outcomes", "finding"):
         if k in side and not isinstance(side[k], dict):
             raise _wrong(repr(k), "an object")
     for k, fields in _OPTIONAL_FIELDS.items():
@@ -627,6 +638,64 @@ def check(corpus: Path) -> tuple[list[Entry], list[Problem], list[Problem]]:
     return entries, problems, notes
 
 
+# -- findings ----------------------------------------------------------------------
+
+
+def entry_findings(entry: Entry) -> list[dict[str, Any]]:
+    """The finding of each decoder an entry's signature names, with a ``decoder``
+    key: the one its sidecar records (format 2), or, for a format-1 entry, each
+    decoder's explanation from its recorded outcome, not checked on fresh inputs
+    (``checked`` 0) and with the input's bytes as its pattern."""
+    side = entry.sidecar
+    rec = side.get("finding")
+    if isinstance(rec, dict) and "id" in rec and "rule" in rec:
+        return [{**rec, "decoder": str(side["decoders"][0])}]
+    out: list[dict[str, Any]] = []
+    outcomes = outcomes_of(side, len(entry.data))
+    for name in side["decoders"]:
+        o, r = outcomes.get(name), side["outcomes"].get(name) or {}
+        if o is None:
+            continue
+        why = explain(entry.data, o, str(r.get("profile", side["profile"])),
+                      str(r.get("policy", "maximal-subpart")), str(side["class"]),
+                      str(side["feature"]))
+        fam = family(name)
+        out.append({"id": finding_id(fam, why.rule), "family": fam, "rule": why.rule,
+                    "explanation": why.text, "severity": why.severity,
+                    "pattern": entry.data.hex(" ").upper(), "checked": 0, "decoder": name})
+    return out
+
+
+def finding_ids(corpus: Path) -> set[str]:
+    """The ids of the findings the corpus holds evidence of (bad entries skipped)."""
+    entries, _ = load(corpus)
+    return {f["id"] for e in entries for f in entry_findings(e)}
+
+
+def replace_entry(corpus: Path, old: Entry, sidecars: list[dict[str, Any]]) -> list[Path]:
+    """Replace ``old`` by ``sidecars`` (for its input), under :func:`locked`: each is
+    written unless an entry of its signature with an input no longer than ``old``'s
+    is already there; ``old``'s sidecar is removed unless one of them took its
+    place. Returns the sidecars written."""
+    written: list[Path] = []
+    corpus = Path(corpus)
+    with locked(corpus):
+        for side in sidecars:
+            path = entries_dir(corpus) / f"{signature_id(str(side['signature']))}.json"
+            if path != old.path:
+                try:
+                    if len(load_entry(path).data) <= len(old.data):
+                        continue
+                except CorpusError:
+                    pass
+            atomic_write(path, (json.dumps(side, indent=2, sort_keys=True) + "\n").encode())
+            written.append(path)
+        if old.path not in written:
+            with contextlib.suppress(FileNotFoundError):
+                old.path.unlink()
+    return written
+
+
 def build_sidecar(
     result: Any,
     divergence: Any,
@@ -657,6 +726,8 @@ def build_sidecar(
                               "versions": d.versions(), "outcome": out.to_json()}
             if getattr(d, "spec", None):  # a plug-in: how to load it again
                 outcomes[name]["spec"] = d.spec
+            if d.incremental:  # the chunks it was fed (decoders/chunks.py's rule)
+                outcomes[name]["chunks"] = cuts(result.data)
     data = result.data
     return {
         "format": FORMAT,

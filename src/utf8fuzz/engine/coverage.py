@@ -15,7 +15,14 @@ what they decoded into coverage, in the vocabulary of the specs:
   neighbours such as "a truncated 3-byte sequence, then a 4-byte character",
   where decoders that resynchronize badly go wrong;
 * one counter per (profile, 16/32/64-byte block boundary, coarse kind of the
-  token that straddles it), because fast decoders work in blocks.
+  token that straddles it), because fast decoders work in blocks;
+* in inputs over 64 bytes only (:func:`long_keys`), where the larger boundaries
+  of :data:`LARGE_BLOCKS` (128 bytes to 64 KiB: unrolled loops, pages, buffers)
+  fall relative to the tokens: which token holds each boundary's first byte and
+  how far into it the boundary is (0: a token starts there; more: it straddles),
+  which error or reserved unit starts within 3 bytes of one, and where the input
+  ends when its length is within 3 bytes of one. The short loop never reaches
+  them, so its cost is one length test per walk.
 
 Counters are 8-bit counters in one region of memory, :func:`libfuzzer_counters`,
 handed to libFuzzer the way a compiler's SanitizerCoverage instrumentation hands
@@ -34,14 +41,110 @@ input cost more than the rest of the coverage together.
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import os
 import sys
 from collections.abc import Sequence
 
+from utf8fuzz.engine.long import LONG_BLOCKS, SHORT_MAX
 from utf8fuzz.outcome import Token
 from utf8fuzz.profiles.table import Profile
 from utf8fuzz.profiles.walk import BLOCKS, Walk, feature_key
+
+#: The boundaries past the walk's own :data:`~utf8fuzz.profiles.walk.BLOCKS` that
+#: long inputs put their edge at (:data:`utf8fuzz.engine.long.LONG_BLOCKS`).
+LARGE_BLOCKS: tuple[int, ...] = tuple(b for b in LONG_BLOCKS if b > BLOCKS[-1])
+#: How near (bytes, either side) an error's start or the input's end must be to a
+#: large boundary to count as at it: the generator's edges sit within 3 of one.
+NEAR = 3
+
+
+def _coarse(kind: str, n: int, reason: str | None) -> tuple[object, ...]:
+    """A token's coarse kind, as :meth:`TableCoverage.feed` keys neighbours."""
+    if kind == "char":
+        return ("char", n)
+    if kind == "error":
+        return ("error", min(n, 7), reason)
+    return ("reserved", min(n, 4))
+
+
+#: A boundary's lowest set bit (the largest power of two it is a multiple of) ->
+#: the largest of LARGE_BLOCKS not above it, so that a 4 KiB page boundary is one
+#: feature, not also four smaller ones.
+_ALIGNED = {1 << k: max(b for b in LARGE_BLOCKS if b <= 1 << k)
+            for k in range(LARGE_BLOCKS[0].bit_length() - 1, 48)}
+
+
+class _Tokens:
+    """A token sequence with the walk's look-ups that :func:`long_keys` uses
+    (``token``, ``token_index``, the ``spans`` view), so that
+    :meth:`TableCoverage.feed` and ``feed_walk`` share it."""
+
+    def __init__(self, tokens: Sequence[Token]) -> None:
+        self._tokens = tokens
+        self._starts = [t.start for t in tokens]
+
+    def view(self, name: str) -> tuple[tuple[int, int], ...]:
+        if name != "spans":
+            raise ValueError(f"_Tokens has only the spans view, not {name!r}")
+        return tuple((t.start, t.end) for t in self._tokens if t.kind != "char")
+
+    def token(self, i: int) -> Token | None:
+        return self._tokens[i] if 0 <= i < len(self._tokens) else None
+
+    def token_index(self, offset: int) -> int:
+        return max(0, bisect.bisect_right(self._starts, offset) - 1)
+
+
+def long_keys(n: int, walk: Walk | _Tokens) -> set[tuple[object, ...]]:
+    """The large-boundary keys (less the profile name) of an input of ``n`` bytes,
+    none when ``n`` is at most :data:`~utf8fuzz.engine.long.SHORT_MAX`. For each
+    multiple ``p`` of 128 bytes, named by the largest of :data:`LARGE_BLOCKS` ``B``
+    it is a multiple of:
+
+    * ``("lblock", B, d, *coarse)`` for ``p < n``: the token holding byte ``p``
+      starts ``d`` bytes before it (0: at the boundary; capped at 7);
+    * ``("lnear", B, d, *coarse)`` for ``p <= n``: an error or reserved unit starts
+      at ``p + d``, ``-3 <= d <= 3``;
+    * ``("lend", B, n - p, *coarse)``: the input ends within 3 bytes of ``p``, and
+      its last token is of that kind.
+
+    ``walk`` is a reference's walk; only ``token``, ``token_index`` and the
+    ``spans`` view (every error and reserved unit, made in C) are used: a few
+    look-ups per boundary, not a pass over the tokens or the errors in Python."""
+    if n <= SHORT_MAX:
+        return set()
+    step = LARGE_BLOCKS[0]
+    token, token_index = walk.token, walk.token_index
+    # Raw facts first (a boundary's lowest set bit, an offset, the token's fields):
+    # the same few repeat at every boundary, and become keys once, at the end.
+    at: set[tuple[int, int, str, int, str | None]] = set()
+    for p in range(step, n, step):
+        t = token(token_index(p))
+        if t is not None:
+            at.add((p & -p, p - t.start, t.kind, t.end - t.start, t.reason))
+    near: set[tuple[int, int, str, int, str | None]] = set()
+    spans = walk.view("spans")  # sorted; in another profile's text, thousands
+    if spans:
+        for p in range(max(step, (spans[0][0] - NEAR) // step * step), n + 1, step):
+            i = bisect.bisect_left(spans, (p - NEAR,))
+            while i < len(spans) and spans[i][0] <= p + NEAR:
+                start = spans[i][0]
+                t = token(token_index(start))
+                if t is not None:
+                    near.add((p & -p, start - p, t.kind, t.end - t.start, t.reason))
+                i += 1
+    keys = {("lblock", _ALIGNED[low], min(d, 7), *_coarse(k, m, r))
+            for low, d, k, m, r in at}
+    keys.update(("lnear", _ALIGNED[low], d, *_coarse(k, m, r)) for low, d, k, m, r in near)
+    p = (n + NEAR) // step * step
+    if p >= step and abs(n - p) <= NEAR:
+        last = token(token_index(n - 1))
+        if last is not None:
+            keys.add(("lend", _ALIGNED[p & -p], n - p,
+                      *_coarse(last.kind, last.end - last.start, last.reason)))
+    return keys
 
 
 class TableCoverage:
@@ -110,6 +213,9 @@ class TableCoverage:
                     if t.start // b != (t.end - 1) // b:
                         self._bump((name, "block", b, *coarse))
         self._bump((name, "next", *prev, "end"))
+        if len(data) > SHORT_MAX:
+            for k in sorted(long_keys(len(data), _Tokens(tokens))):
+                self._bump((name, *k))
 
     def feed_walk(self, profile_name: str, walk: Walk) -> None:
         """What :meth:`feed` does with a reference's tokens, from its walk's feature
@@ -117,7 +223,11 @@ class TableCoverage:
 
         ``walk.cover`` bumps the counters of the ids already known (in C for the
         C walk: this is five references' worth of look-ups an input) and hands
-        back the others, which get their counters here, in id order as before."""
+        back the others, which get their counters here, in id order as before.
+
+        An input over 64 bytes also bumps its :func:`long_keys`, each once, in a
+        fixed order (after the walk's ids): those are computed here, in Python,
+        from a few of the walk's tokens per 128 bytes."""
         counters = self._features.get(profile_name)
         if counters is None:
             counters = self._features[profile_name] = {}
@@ -126,6 +236,9 @@ class TableCoverage:
             for f in missing:
                 c = counters[f] = self._counter((profile_name, *feature_key(f)))
                 self._bump_counter(c)
+        if len(walk.data) > 64:  # SHORT_MAX, as a constant: this test is on every walk
+            for k in sorted(long_keys(len(walk.data), walk)):
+                self._bump((profile_name, *k))
 
     @property
     def keys(self) -> list[tuple[object, ...]]:

@@ -13,10 +13,10 @@ disagree at a view they share, at least one of them disagrees with the reference
 there, and the divergence names exactly the ones that are wrong.
 
 Incremental decoders. A difference of an ``incremental`` decoder is classed
-``incremental-differs`` when a one-shot decoder of the same family (the name's part
-before the first ``:``) and profile ran on the input and does *not* diverge in the
-same way; otherwise the incremental decoder has the same bug as its one-shot sibling
-and gets the ordinary class.
+``incremental-differs`` when a one-shot decoder of the same family (its ``family``
+attribute, else the name's part before the first ``:``) and profile ran on the input
+and does *not* diverge in the same way; otherwise the incremental decoder has the
+same bug as its one-shot sibling and gets the ordinary class.
 
 Plans. A differ decides once, at construction, how each decoder is compared: in
 full, or first through the optional speed operations of :mod:`.screening` (which
@@ -169,8 +169,8 @@ class Differ:
         self._oneshot: dict[tuple[str, str], list[str]] = {}
         for d in self.decoders:
             if not d.incremental:
-                fam = (d.name.split(":", 1)[0], d.profile)
-                self._oneshot.setdefault(fam, []).append(d.name)
+                self._oneshot.setdefault((_family(d), d.profile), []).append(d.name)
+        self._family = {d.name: _family(d) for d in self.decoders if d.incremental}
 
     @property
     def profiles(self) -> list[str]:
@@ -324,7 +324,7 @@ class Differ:
 
     def signatures(self, data: bytes) -> frozenset[str]:
         """The signatures of ``data`` from full outcomes (the minimizer's predicate:
-        a signature names every decoder that differs, in any view it shows)."""
+        each decoder's first difference, in any view it shows)."""
         return self.run(data, full=True).signatures
 
     def _incremental(self, diffs: list[Difference]) -> list[Difference]:
@@ -335,7 +335,7 @@ class Differ:
         out: list[Difference] = []
         for x in diffs:
             if x.decoder in incr and x.klass not in ("crash", "timeout"):
-                siblings = self._oneshot.get((x.decoder.split(":", 1)[0], x.profile), [])
+                siblings = self._oneshot.get((self._family[x.decoder], x.profile), [])
                 same = any(
                     (s := by_name.get(n)) is not None
                     and (s.klass, s.feature) == (x.klass, x.feature)
@@ -346,3 +346,8 @@ class Differ:
                                    x.offset, x.view, x.detail)
             out.append(x)
         return out
+
+
+def _family(d: Decoder) -> str:
+    """``d``'s family: whose one-shot decoders are an incremental one's siblings."""
+    return getattr(d, "family", None) or d.name.split(":", 1)[0]

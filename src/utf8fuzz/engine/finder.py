@@ -12,8 +12,8 @@ input is decoded in full by every decoder, the others only by the decoders whose
 cheap screen disagrees with the reference. The default is :data:`FULL_EVERY` or
 ``$UTF8FUZZ_FULL_EVERY`` (``utf8fuzz fuzz --full-every N`` sets it, also for the
 Atheris subprocess). A screened input whose divergences include a signature not yet
-known is run again in full before anything is recorded: a signature names every
-decoder that differs, at any view.
+known is run again in full before anything is recorded: a decoder's signature is
+its first difference at any view it shows, which a screen may not have compared.
 
 Rounds. :meth:`Finder.queue` (the Atheris loop's) walks an input at once - the walks
 are its coverage, which libFuzzer reads when the call returns - and compares it
@@ -60,9 +60,12 @@ from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.engine import policy_tally
 from utf8fuzz.engine.differ import Differ
+from utf8fuzz.engine.explain import explain, family, finding_id, rule_of
+from utf8fuzz.engine.generalize import pattern, render
 from utf8fuzz.engine.minimize import minimize
 from utf8fuzz.engine.result import Result
 from utf8fuzz.engine.signature import Signature
+from utf8fuzz.outcome import Outcome
 
 #: Screen, and decode every decoder in full on one input in this many.
 FULL_EVERY = 8
@@ -157,6 +160,9 @@ class NewSignature:
     path: Path | None
     position_dependent: bool
     sidecar: dict[str, Any] = field(repr=False, default_factory=dict)
+    #: Its finding (:func:`finding_of`): id, family, rule, explanation, severity,
+    #: pattern, checked.
+    finding: dict[str, Any] = field(default_factory=dict)
     #: False: seen once in the loop, but a full run of the same input no longer
     #: showed it (a stateful or flaky decoder); reported, never saved.
     reproduced: bool = True
@@ -172,6 +178,7 @@ class NewSignature:
             "position_dependent": self.position_dependent,
             "path": str(self.path) if self.path else None,
             "reproduced": self.reproduced,
+            "finding": self.finding,
         }
 
 
@@ -199,6 +206,7 @@ class Finder:
         self.differ = Differ(decs, views=views, full_every=full_every,
                              defer_out_of_process=True)
         self.by_name = {d.name: d for d in decs}
+        self._alone: dict[str, Differ] = {}  # one-decoder differs, for finding_of
         self.corpus = Path(corpus) if corpus is not None else None
         self.engine = engine
         self.minimize_seconds = minimize_seconds
@@ -387,9 +395,66 @@ class Finder:
             res, div, self.by_name, engine=self.engine, original_size=len(data),
             minimizer=m.stats(), position_dependent=m.position_dependent,
         )
+        side["finding"] = finding_of(res.data, div.signature, res.outcomes[div.decoders[0]],
+                                     self.by_name[div.decoders[0]], self._alone,
+                                     self.inflight)
         path = None
         if self.corpus is not None:
             path, _ = corpus_mod.save(self.corpus, side, res.data)
         s = div.signature
         self.found.append(NewSignature(str(s), s.decoders, s.klass, s.feature, res.data, len(data),
-                                path, m.position_dependent, side))
+                                path, m.position_dependent, side, side["finding"]))
+
+
+def finding_of(data: bytes, sig: Signature, out: Outcome, decoder: Decoder,
+               alone: dict[str, Differ] | None = None,
+               inflight: InFlight | None = None) -> dict[str, Any]:
+    """The finding of the divergence ``sig`` of ``decoder`` (its outcome ``out`` on the
+    minimized input ``data``): its explanation (:func:`.explain.explain`), checked on
+    fresh inputs the decoder is run on, and the input generalized into a byte-class
+    pattern (:mod:`.generalize`) over which the explanation still holds and the
+    decoder still diverges (for a rule that predicts nothing: still with this class
+    and feature). A crash or hang is not run again: its pattern is its bytes.
+    ``alone`` caches the one-decoder differ by name; each input the decoder is run on
+    is held in ``inflight`` meanwhile, so that a decoder that kills the process on
+    one of them is caught as the loop's rounds are (:class:`InFlight`)."""
+    name = decoder.name
+    one = (alone or {}).get(name)
+    if one is None:
+        one = Differ([decoder])
+        if alone is not None:
+            alone[name] = one
+
+    def full(f: bytes) -> Result:
+        if inflight is None:
+            return one.run(f, full=True)
+        inflight.hold((f,))
+        try:
+            return one.run(f, full=True)
+        finally:
+            inflight.release()
+
+    def run(f: bytes) -> tuple[Outcome, frozenset[tuple[str, str]]] | None:
+        res = full(f)
+        o = res.outcomes.get(name)
+        return None if o is None else (o, frozenset((s.klass, s.feature)
+                                                    for s in res.signature_set()))
+
+    why = explain(data, out, sig.profile, decoder.policy, sig.klass, sig.feature,
+                  run=run if out.ok else None)
+    if out.ok:
+        rule = rule_of(data, sig.profile, decoder.policy, sig.klass, sig.feature, why.rule)
+
+        def holds(f: bytes) -> bool:
+            res = full(f)
+            o = res.outcomes.get(name)
+            if rule is None or rule.predict is None or o is None:
+                return str(sig) in res.signatures
+            return res.diverged and o.ok and rule.holds(f, o)
+        pat = render(pattern(data, holds, sig.profile))
+    else:
+        pat = data.hex(" ").upper()
+    fam = family(name)
+    return {"id": finding_id(fam, why.rule), "family": fam, "rule": why.rule,
+            "explanation": why.text, "severity": why.severity, "pattern": pat,
+            "checked": why.checked}

@@ -12,6 +12,9 @@ coverage-guided byte mutations still happen):
 * place a bad sequence at, just before or just after a 16-, 32- or 64-byte boundary,
   padding with 'A' when the input is shorter.
 
+Long mode (``-max_len`` above 64): a share of the calls make or mutate long
+inputs instead (:func:`make_custom_mutator`, :mod:`utf8fuzz.engine.long`).
+
 It is deterministic in ``seed`` (libFuzzer replays mutations by seed). libFuzzer
 calls it for every execution, so its randomness is a SplitMix64 stream seeded from
 ``seed``: seeding :class:`random.Random` (the Mersenne Twister's initialisation) cost
@@ -22,53 +25,15 @@ not for the Twister.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol, TypeVar
 
 from utf8fuzz.engine.boundaries import all_snippets, bad_snippets
+from utf8fuzz.engine.long import MUTATE_SHARE, SHORT_MAX, Rng, SplitMix64, mutate_long
 from utf8fuzz.profiles.walk import BLOCKS
+
+__all__ = ["Rng", "SplitMix64", "make_custom_mutator", "utf8_mutate"]
 
 _ALL = all_snippets()
 _BAD = bad_snippets()
-_T = TypeVar("_T")
-_MASK = (1 << 64) - 1
-
-
-class Rng(Protocol):
-    """What a mutation draws on (:class:`random.Random` has it too)."""
-
-    def random(self) -> float: ...
-    def randrange(self, stop: int) -> int: ...
-    def randint(self, a: int, b: int) -> int: ...
-    def choice(self, seq: Sequence[_T]) -> _T: ...
-
-
-class SplitMix64:
-    """Steele, Lea and Flood's SplitMix64: a 64-bit state, one add and two
-    multiplies per draw. Draws are reduced modulo the range; the bias (below
-    2**-50 for the ranges used here) does not matter to a mutator."""
-
-    __slots__ = ("_s",)
-
-    def __init__(self, seed: int) -> None:
-        self._s = seed & _MASK
-
-    def _next(self) -> int:
-        self._s = z = (self._s + 0x9E3779B97F4A7C15) & _MASK
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-        return z ^ (z >> 31)
-
-    def random(self) -> float:
-        return (self._next() >> 11) / (1 << 53)
-
-    def randrange(self, stop: int) -> int:
-        return self._next() % stop
-
-    def randint(self, a: int, b: int) -> int:
-        return a + self._next() % (b - a + 1)
-
-    def choice(self, seq: Sequence[_T]) -> _T:
-        return seq[self._next() % len(seq)]
 
 
 def utf8_mutate(data: bytes, max_size: int, rng: Rng) -> bytes:
@@ -108,11 +73,24 @@ def utf8_mutate(data: bytes, max_size: int, rng: Rng) -> bytes:
 
 def make_custom_mutator(
     fallback: Callable[[bytes, int], bytes] | None,
+    profiles: Sequence[str] = ("unicode",),
 ) -> Callable[[bytes, int, int], bytes]:
-    """The ``custom_mutator`` for ``atheris.Setup``; ``fallback`` is ``atheris.Mutate``."""
+    """The ``custom_mutator`` for ``atheris.Setup``; ``fallback`` is ``atheris.Mutate``.
+
+    Long mode: when libFuzzer allows inputs longer than :data:`~.long.SHORT_MAX`
+    (``-max_len``), :data:`~.long.MUTATE_SHARE` of the calls, and every call on an
+    input that is long already, make or mutate a long input
+    (:func:`~.long.mutate_long`, text of one of ``profiles``); the other calls
+    are the short mutations above, held to :data:`~.long.SHORT_MAX` bytes, so the
+    short loop's inputs stay as short as with ``-max_len=64``."""
+    profiles = tuple(profiles) or ("unicode",)
 
     def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
         rng = SplitMix64(seed)
+        if max_size > SHORT_MAX:
+            if len(data) > SHORT_MAX or rng.random() < MUTATE_SHARE:
+                return mutate_long(data, max_size, rng, rng.choice(profiles))
+            max_size = SHORT_MAX
         if fallback is not None and rng.random() < 0.5:
             return fallback(data, max_size)
         return utf8_mutate(data, max_size, rng)

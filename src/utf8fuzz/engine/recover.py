@@ -204,7 +204,7 @@ class Forked(Decoder):
         self.inner, self.server, self.index, self.kills = inner, server, index, kills
         self.name, self.profile, self.policy = inner.name, inner.profile, inner.policy
         self.shows, self.own, self.incremental = inner.shows, inner.own, inner.incremental
-        self.spec = inner.spec
+        self.spec, self.family = inner.spec, inner.family
 
     def versions(self) -> dict[str, str]:
         return self.inner.versions()

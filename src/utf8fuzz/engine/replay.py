@@ -41,6 +41,7 @@ from typing import Any, Literal
 
 from utf8fuzz import decoders as registry
 from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.decoders.chunks import cuts
 from utf8fuzz.engine.corpus import (
     CorpusError,
     Entry,
@@ -69,10 +70,13 @@ class Verdict:
 
 
 @cache
-def _resolve(name: str) -> Decoder | str:
-    """The decoder named, or the reason it is not available here."""
+def _resolve(spec: str, name: str | None = None) -> Decoder | str:
+    """The decoder ``spec`` loads that is named ``name`` (default: ``spec`` itself;
+    a spec may load several: an ``+incremental`` mode and its ``:oneshot``
+    sibling), or the reason it is not available here."""
+    name = spec if name is None else name
     try:
-        found = registry.resolve(name)
+        found = registry.resolve(spec)
     except Exception as e:  # unknown, unavailable, a plug-in that fails to import
         return f"{type(e).__name__}: {e}" if not isinstance(e, ValueError) else str(e)
     exact = [d for d in found if d.name == name]
@@ -148,7 +152,9 @@ def _decoder(entry: Entry, name: str, extra: Sequence[Decoder]
         return given, rec, True
     if rec is None:
         return "neither recorded in this entry nor given", None, False
-    d = _resolve(str(rec.get("spec") or name))  # a plug-in is loaded by its spec
+    # a plug-in is loaded by its spec, which may load more than the decoder named
+    spec = str(rec.get("spec") or name)
+    d = _resolve(spec) if spec == name else _resolve(spec, name)
     return d, rec, rec.get("own") is True or (not isinstance(d, str) and d.own)
 
 
@@ -170,6 +176,11 @@ def check(entry: Entry, name: str, extra: Sequence[Decoder] = ()) -> Verdict:
     d, rec, owned = _decoder(entry, name, extra)
     if isinstance(d, str):
         return Verdict(name, "skip", f"{name} is not available here: {d}")
+    if rec is not None and "chunks" in rec and rec["chunks"] != cuts(data):
+        # the decoder is fed today's split of the bytes, not the one recorded
+        return Verdict(name, "fail", "the split rule (utf8fuzz.decoders.chunks) changed "
+                       "since this entry was recorded: it would be fed other chunks; "
+                       "re-record the entry")
     if owned:
         if d.policy != policy:
             exp = expectation(data, d.profile, d.policy)

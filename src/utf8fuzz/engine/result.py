@@ -3,9 +3,10 @@
 * :class:`Difference`: one decoder against its reference on one input: the class
   and the spec feature of its first difference (:mod:`.classify`), where, and in
   which view.
-* :class:`Divergence`: the decoders that differ from one reference in one class and
-  feature, named by one :class:`~.signature.Signature`. :class:`Grouper` makes them
-  from differences: the byte offset is recorded, never part of the name.
+* :class:`Divergence`: one decoder's difference from its reference, named by one
+  :class:`~.signature.Signature`. :class:`Grouper` makes them from differences: the
+  byte offset is recorded, never part of the name, and neither is any other decoder
+  that happened to differ on the same input.
 * :class:`Result`: what the differ saw on one input. Its outcomes and divergences are
   built on first access: in the fuzz loop nobody asks unless something new diverged.
 * :func:`assert_agree`: a divergence as an exception whose class is unique to its
@@ -39,7 +40,8 @@ class Difference(NamedTuple):
 
 
 class Divergence(NamedTuple):
-    """Decoders that differ from one reference in one class and feature."""
+    """A decoder that differs from its reference in one class and feature (sidecars
+    of corpus format 1 may name several decoders in one)."""
 
     signature: Signature
     reference: str
@@ -170,8 +172,13 @@ class Result:
 
 
 class Grouper:
-    """Differences into divergences: those from one reference (profile and policy)
-    in one class and feature form one, named by all their decoders.
+    """Differences into divergences: one per decoder, named by its profile, class,
+    feature and its own name.
+
+    Design. A signature never names a second decoder: which other decoders differ on
+    the same input depends on the run (who else was there, what else the input
+    held), and one bug must keep one name whichever they are. Decoders that share a
+    cause are brought together one level up, by their finding (:mod:`.explain`).
 
     Called for nearly every fuzz input (known divergences too), so it keeps one
     Signature object per signature for the whole run, and :meth:`signatures`
@@ -180,33 +187,18 @@ class Grouper:
 
     def __init__(self, names: Mapping[tuple[str, str], str], policy: dict[str, str]) -> None:
         self.names, self.policy = names, policy
-        self.known: dict[tuple[tuple[str, str, str, str], tuple[str, ...]], Signature] = {}
+        self.known: dict[tuple[str, str, str, str], Signature] = {}
         # the signatures of each combination of differences met (known bugs make the
         # same few on nearly every input)
         self._sets: dict[tuple[tuple[str, str, str, str], ...], list[Signature]] = {}
 
-    def _groups(self, diffs: list[Difference]) -> dict[tuple[str, str, str, str],
-                                                       list[Difference]]:
-        groups: dict[tuple[str, str, str, str], list[Difference]] = {}
-        policy = self.policy
-        for x in diffs:
-            key = (x.profile, policy[x.decoder], x.klass, x.feature)
-            g = groups.get(key)
-            if g is None:
-                groups[key] = [x]
-            else:
-                g.append(x)
-        return groups
-
-    def _signature(self, key: tuple[str, str, str, str], members: list[Difference]) -> Signature:
-        names = tuple(sorted([m.decoder for m in members])) if len(members) > 1 else (
-            members[0].decoder,)
-        sig = self.known.get((key, names))
+    def _signature(self, x: Difference) -> Signature:
+        key = (x.profile, x.klass, x.feature, x.decoder)
+        sig = self.known.get(key)
         if sig is None:
             if len(self.known) > 1 << 14:  # a run meets few; a pathological one is bounded
                 self.known.clear()
-            profile, _, klass, feat = key
-            sig = self.known[key, names] = Signature(profile, klass, feat, names)
+            sig = self.known[key] = Signature(x.profile, x.klass, x.feature, (x.decoder,))
         return sig
 
     def signatures(self, diffs: list[Difference]) -> list[Signature]:
@@ -217,33 +209,14 @@ class Grouper:
         if got is None:
             if len(self._sets) > 1 << 14:  # bounded, as known
                 self._sets.clear()
-            got = self._sets[key] = [self._signature(k, m)
-                                     for k, m in self._groups(diffs).items()]
+            got = self._sets[key] = [self._signature(x) for x in diffs]
         return got
 
     def divergences(self, diffs: list[Difference]) -> list[Divergence]:
-        groups = self._groups(diffs)
-        out = []
-        for key in sorted(groups):
-            members = groups[key]
-            if len(members) > 1:
-                members.sort(key=_decoder_of)
-                first = min(members, key=_offset_of)
-            else:
-                first = members[0]
-            out.append(Divergence(self._signature(key, members), self.names[key[:2]],
-                                  first.offset, first.view, first.detail, tuple(members)))
+        out = [Divergence(self._signature(x), self.names[x.profile, self.policy[x.decoder]],
+                          x.offset, x.view, x.detail, (x,)) for x in diffs]
+        out.sort(key=lambda d: d.signature)
         return out
-
-
-
-def _decoder_of(x: Difference) -> str:
-    return x.decoder
-
-
-def _offset_of(x: Difference) -> tuple[int, str]:
-    return (x.offset, x.decoder)
-
 
 
 def outcome_of_packed(packed: bytes, data: bytes,

@@ -5,10 +5,13 @@ Engines.
 ``hypothesis``  :mod:`utf8fuzz.strategies` drive a :class:`~.finder.Finder` in each of
                 ``jobs`` forked worker processes (one at least: a decoder that kills
                 its process kills a worker, never the harness), on one shared corpus,
-                until the deadline. Whatever a worker prints goes to stderr.
+                until the deadline, a quarter of their time on long inputs
+                (:mod:`.long`). Whatever a worker prints goes to stderr.
 ``atheris``     libFuzzer, through ``fuzz/differential.py`` run as a subprocess (its
-                own session) with ``-max_total_time``, ``-max_len=64``,
-                ``-dict=fuzz/utf8.dict``, the seeds and the corpus inputs; ``jobs > 1``
+                own session) with ``-max_total_time``, ``-max_len=65600``
+                and ``-len_control=0`` (the mutator's long mode: short mutations
+                stay within 64 bytes), ``-dict=fuzz/utf8.dict``, the seeds and the
+                corpus inputs; ``jobs > 1``
                 adds ``-fork=N`` and ``-ignore_crashes/timeouts/ooms=1``. New entries
                 are saved by the target itself and reported through a JSON-lines log,
                 with its counts; executions come from libFuzzer's log.
@@ -79,6 +82,7 @@ from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.engine.explain import Explanation, explain, group
 from utf8fuzz.engine.finder import Finder, InFlight, full_every_default
 from utf8fuzz.engine.known import Known
+from utf8fuzz.engine.long import MAX_LONG, SHORT_MAX, long_share
 from utf8fuzz.engine.recover import kills_process, read_candidates, recover
 
 ENGINES = ("atheris", "hypothesis", "both")
@@ -114,6 +118,9 @@ class Progress:
     notes: list[str] = field(default_factory=list)
     #: processes a decoder ended, whose culprit was found
     crashes: int = 0
+    #: the findings the corpus held evidence of when the run began (a finding not
+    #: among them is new)
+    before: frozenset[str] = frozenset()
     started: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -320,13 +327,11 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
         died(e)
 
     strategy = st.one_of(*[u8.inputs(p) for p in profiles])
+    long_strategy = st.one_of(*[u8.long_inputs(p) for p in profiles])
     queue = finder.queue
     told = time.monotonic()
 
-    @settings(max_examples=300, deadline=None, database=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def examples(data: bytes) -> None:
+    def example(data: bytes) -> None:
         nonlocal told
         now = time.monotonic()
         if now < deadline:
@@ -340,6 +345,23 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
             except BaseException as e:
                 end(e)
 
+    def batch(of: st.SearchStrategy[bytes], n: int) -> Callable[[], None]:
+        @settings(max_examples=n, deadline=None, database=None, phases=[Phase.generate],
+                  suppress_health_check=list(HealthCheck))
+        @given(of)
+        def examples(data: bytes) -> None:
+            example(data)
+
+        return examples
+
+    # Short and long batches alternate so that the long ones take their share of
+    # the time (utf8fuzz.engine.long.long_share; each batch's own time, whatever
+    # its inputs cost, less what minimizing its findings took). Short ones first,
+    # as before; a long batch is small, so the short loop is never held up long.
+    batches = (batch(strategy, 300), batch(long_strategy, 50))
+    spent = [0.0, 0.0]
+    share = long_share()
+
     try:
         if replay_seeds and corpus is not None:
             skip = set(exclude)
@@ -348,12 +370,25 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
                     queue(s)  # in rounds, so that a seed that kills is in flight
             flush()
         while time.monotonic() < deadline:
-            examples()
+            which = int(share == 1.0 or spent[1] < share * sum(spent))
+            t0, n = time.monotonic(), len(finder.found)
+            batches[which]()
             flush()
+            spent[which] += time.monotonic() - t0 - _minimizing(finder.found[n:])
         finder.save_tally()
     except BaseException as e:
         end(e)
     return finder
+
+
+def _minimizing(found: Sequence[Any]) -> float:
+    """Seconds the finder spent minimizing ``found`` (new signatures): not charged
+    to the batch that met them, or one finding would hold its path back."""
+    total = 0.0
+    for x in found:
+        with contextlib.suppress(AttributeError, KeyError, TypeError, ValueError):
+            total += float(x.sidecar["found"]["minimizer"]["seconds"])
+    return total
 
 
 def _worker_main(conn: Connection, decoders: Sequence[Decoder], corpus: Path | None,
@@ -732,10 +767,13 @@ class _Atheris:
 
 def run_atheris(specs: Sequence[str], profiles: Sequence[str], corpus: Path,
                 control: Control, jobs: int, progress: Progress, minimize_seconds: float,
-                work: Work, exclude: set[bytes], max_len: int = 64,
+                work: Work, exclude: set[bytes], max_len: int = MAX_LONG,
                 full_every: int | None = None) -> dict[str, Any]:
     """libFuzzer until the deadline, started again after a decoder ended it
-    (module docstring); returns its final stats."""
+    (module docstring); returns its final stats. ``max_len`` above 64 turns on
+    the custom mutator's long mode (:mod:`.long`), with ``-len_control=0`` so that
+    libFuzzer offers it the whole length from the start (the mutator holds its
+    short mutations to 64 bytes itself)."""
     log = _FoundLog(work.root / f"found-{os.getpid()}.jsonl")
     env = dict(os.environ)
     env.update({
@@ -805,6 +843,7 @@ def run_atheris(specs: Sequence[str], profiles: Sequence[str], corpus: Path,
             dirs = [work.libfuzzer_corpus, *_seed_dirs(corpus, work, exclude)]
             cmd = [sys.executable, str(ROOT / "fuzz" / "differential.py"),
                    f"-max_total_time={max(1, int(seconds))}", f"-max_len={max_len}",
+                   *(["-len_control=0"] if max_len > SHORT_MAX else []),
                    f"-dict={ROOT / 'fuzz' / 'utf8.dict'}", "-print_final_stats=1",
                    f"-artifact_prefix={work.libfuzzer}{os.sep}", *map(str, dirs)]
             if jobs > 1:
@@ -929,14 +968,25 @@ def split_known(found: Sequence[dict[str, Any]],
     return fresh, accepted
 
 
-def findings_of(saved: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def findings_of(saved: Sequence[dict[str, Any]],
+                before: set[str] | frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """The findings (:func:`.explain.group`: one per decoder family and
-    explanation) of the signatures a run saved (items of ``new`` and ``known``,
-    each with the ``path`` of its sidecar), each explained from the outcomes its
-    sidecar recorded: id, family, rule, explanation, severity, decoders,
-    signatures, and ``known`` when every one of its signatures is."""
+    explanation) of the signatures a run saved (items of ``new`` and ``known``),
+    each from the finding its sidecar records (:func:`.finder.finding_of`: checked on
+    fresh inputs, generalized); for an item without one, explained from its
+    sidecar's outcomes. Each has id, family, rule, explanation, pattern (its first
+    evidence's), severity, decoders, signatures, ``known`` when every one of its
+    signatures is, and ``new`` when its id is not in ``before`` (the findings the
+    corpus held evidence of when the run began)."""
     items: list[tuple[str, Explanation, Hashable, dict[str, Any]]] = []
     for x in saved:
+        rec = x.get("finding")
+        if isinstance(rec, dict) and rec.get("rule"):
+            why = Explanation(str(rec["rule"]), str(rec.get("explanation", "")),
+                              str(rec.get("severity", "non-conformance")),
+                              int(rec.get("checked", 0)))
+            items.append((str(x["decoders"][0]), why, x["signature"], x))
+            continue
         try:
             side = corpus_mod.read_sidecar(Path(str(x.get("path"))))
             data = bytes.fromhex(str(side["input"]))
@@ -944,17 +994,18 @@ def findings_of(saved: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         except (corpus_mod.CorpusError, OSError, ValueError, KeyError, TypeError):
             continue  # gone or replaced meanwhile: its own entry says what it is
         for name in x["decoders"]:
-            rec, out = side["outcomes"].get(name), outs.get(name)
-            if rec is None or out is None:
+            r, out = side["outcomes"].get(name), outs.get(name)
+            if r is None or out is None:
                 continue
-            why = explain(data, out, str(rec.get("profile", side["profile"])),
-                          str(rec.get("policy", "maximal-subpart")), str(x["class"]),
+            why = explain(data, out, str(r.get("profile", side["profile"])),
+                          str(r.get("policy", "maximal-subpart")), str(x["class"]),
                           str(x["feature"]))
             items.append((name, why, x["signature"], x))
     return [{"id": f.id, "family": f.family, "rule": safe.text(f.rule, 200),
              "explanation": safe.text(f.text, 500), "severity": f.severity,
+             "pattern": safe.text((f.evidence[0].get("finding") or {}).get("pattern", ""), 500),
              "decoders": f.decoders, "signatures": [x["signature"] for x in f.evidence],
-             "known": all("reason" in x for x in f.evidence)}
+             "known": all("reason" in x for x in f.evidence), "new": f.id not in before}
             for f in group(items)]
 
 
@@ -965,7 +1016,9 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
     this run are split by ``known`` (the corpus's ``known.toml``): ``new`` holds
     those it does not accept, the only ones that make the run's exit status 1;
     ``known`` the others, each with its ``reason`` (escaped with :mod:`.safe`).
-    Both are saved in the corpus alike."""
+    Both are saved in the corpus alike. ``findings`` groups them (:func:`findings_of`);
+    ``new_findings`` lists the ids of those neither known nor in the corpus when the
+    run began (``progress.before``): the run's "new" count and exit status."""
     elapsed = max(1e-9, time.monotonic() - progress.started)
     with progress.lock:
         execs = progress.total
@@ -998,7 +1051,8 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
              "feature": x["feature"], "input": x["input"]}
             for x in unrep
         ],
-        "findings": findings_of([*new, *accepted]),
+        "findings": (found := findings_of([*new, *accepted], progress.before)),
+        "new_findings": [f["id"] for f in found if f["new"] and not f["known"]],
         "crashes": crashes,
         "failures": failures,
         "notes": notes,
@@ -1057,6 +1111,8 @@ def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: fl
     w.make()
     extra["work"] = str(w.root)
     exclude = killers(corpus)
+    if corpus is not None:
+        progress.before = frozenset(corpus_mod.finding_ids(corpus))
     control = Control(seconds, decoder_timeout())
     threads: list[threading.Thread] = []
     if want_atheris:

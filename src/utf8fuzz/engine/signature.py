@@ -1,14 +1,16 @@
 """Signatures: a deterministic name for each divergence.
 
-A signature is ``<profile>/<class>/<feature>/<decoder>+<decoder>...``:
+A signature is ``<profile>/<class>/<feature>/<decoder>``:
 
 * the *profile* the decoders claim (they are judged against its reference);
 * the *class* of difference, seen from the reference at the first difference
   (:data:`CLASSES`);
 * the *spec feature* involved, read from the reference's token at the first
   difference (:data:`FEATURES`, :func:`feature_of`);
-* the sorted names of the decoders that diverge from the reference in that class
-  and feature.
+* the decoder's name: one, never the other decoders that diverged on the same input
+  (who else ran is not part of a bug; decoders that share a cause meet in one
+  finding, :mod:`.explain`). Corpus format 1 joined several with ``+``; they still
+  parse.
 
 Design. Two different bugs must not share a signature, and the same bug found twice
 must not get two. So the signature holds what characterises a bug and nothing that

@@ -199,6 +199,8 @@ def summary_of(rep: Report) -> dict[str, Any]:
                 "rule": safe.text(f.rule, 300),
                 "explanation": safe.text(f.text, 800),
                 "severity": f.severity,
+                "pattern": safe.text(f.pattern, 500),
+                "checked": f.checked,
                 "spec": safe.text(spec_side(f), 500),
                 "signatures": f.signatures,
                 "known": f.known,

@@ -1,8 +1,10 @@
 """Findings: the signatures of a report grouped by root cause (issue 16, item 6).
 
 A *finding* is one (decoder family, explanation): for every decoder a signature
-names as divergent, :func:`utf8fuzz.engine.explain.explain` explains its recorded
-outcome, and :func:`~utf8fuzz.engine.explain.family` names its library. All the
+names as divergent, the finding its sidecar records (format 2: explained when it
+was saved, checked on fresh inputs and generalized into a byte-class pattern), or
+for a format-1 sidecar :func:`utf8fuzz.engine.explain.explain` on its recorded
+outcome; :func:`~utf8fuzz.engine.explain.family` names its library. All the
 signatures that give one family the same explanation rule are that finding's
 evidence. So PyICU's ignore mode, which substitutes at every spec feature, is one
 finding with many signatures; a crash and a wrong value in one decoder are two.
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from utf8fuzz.engine.explain import SEVERITIES, Explanation, explain, group
 
@@ -44,6 +46,10 @@ class Finding:
     sections: list[Section] = field(default_factory=list)
     known: bool = False
     reasons: list[str] = field(default_factory=list)
+    #: its first evidence's byte-class pattern (:mod:`utf8fuzz.engine.generalize`),
+    #: and how many fresh inputs its explanation was checked on (0: not checked)
+    pattern: str = ""
+    checked: int = 0
 
     @property
     def signatures(self) -> list[str]:
@@ -72,14 +78,31 @@ def findings(sections: Iterable[Section]) -> list[Finding]:
     (:func:`utf8fuzz.engine.explain.group`, as the fuzz run's summary groups)."""
     def explained(sec: Section, name: str) -> Explanation:
         e, rec = sec.entry, sec.entry.records[name]  # divergent() names recorded ones
+        got = _recorded(sec)
+        if got is not None and len(e.decoders) == 1:
+            return Explanation(str(got["rule"]), str(got.get("explanation", "")),
+                               str(got.get("severity", "non-conformance")),
+                               int(got.get("checked", 0)))
         return explain(e.data, rec.outcome, rec.profile, rec.policy, e.cls, e.feature)
 
     grouped = group((name, explained(sec, name), sec.entry.sig_id, sec)
                     for sec in sections for name in divergent(sec))
-    return [Finding(g.id, g.family, g.rule, g.text, g.severity, g.decoders, g.evidence,
-                    known=all(s.known is not None for s in g.evidence),
-                    reasons=sorted({s.known for s in g.evidence if s.known is not None}))
-            for g in grouped]
+    out = []
+    for g in grouped:
+        first = _recorded(g.evidence[0]) or {}
+        out.append(Finding(g.id, g.family, g.rule, g.text, g.severity, g.decoders, g.evidence,
+                           known=all(s.known is not None for s in g.evidence),
+                           reasons=sorted({s.known for s in g.evidence if s.known is not None}),
+                           pattern=str(first.get("pattern")
+                                       or g.evidence[0].entry.data.hex(" ").upper()),
+                           checked=int(first.get("checked", 0))))
+    return out
+
+
+def _recorded(sec: Section) -> dict[str, Any] | None:
+    """The finding a format-2 sidecar records (validated when loaded)."""
+    got = sec.entry.extra.get("finding")
+    return got if isinstance(got, dict) and isinstance(got.get("rule"), str) else None
 
 
 def counts(fs: Iterable[Finding]) -> dict[str, int]:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from utf8fuzz import safe
 from utf8fuzz.report.analyze import Report, Section
 from utf8fuzz.report.findings import Finding, headline, spec_side
-from utf8fuzz.report.hexview import Grid, chunk
+from utf8fuzz.report.hexview import Gap, Grid, layout
+from utf8fuzz.report.load import fed_chunks
 from utf8fuzz.report.svg import matrix_svg, trend_svg
 
 GRID_WIDTH = 16  # columns per grid row: fits a 1280px window with U+XXXX labels
@@ -48,6 +49,10 @@ td.diff{outline:2px solid #b00020;outline-offset:-2px}
 td.diverge{color:#b00020;font-weight:700}
 td.blk16{border-left:2px solid #888}td.blk32{border-left:3px solid #555}
 td.blk64{border-left:4px solid #000}
+td.boundary,td.boundary-end{color:#3a6fb0;font-weight:700;text-align:left}
+td.boundary{border-left:4px solid #3a6fb0}td.boundary-end{border-right:4px solid #3a6fb0}
+p.elided{color:#555;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;
+ margin:.2em 0}
 .legend span{display:inline-block;padding:0 .4em;margin-right:.3em;border:1px solid #ccc}
 .warn{color:#8a5300}.nowrap{white-space:nowrap}
 """
@@ -66,7 +71,11 @@ def grid_html(grid: Grid) -> str:
     if grid.length == 0:
         return "<p>(empty input)</p>"
     out = []
-    for lo, hi, lines in chunk(grid, GRID_WIDTH):
+    for item in layout(grid, GRID_WIDTH):
+        if isinstance(item, Gap):  # bytes a long input's grid leaves out
+            out.append(f'<p class="elided">{h(item.label)}</p>')
+            continue
+        lo, hi, lines = item
         out.append('<div class="gridwrap"><table class="grid">')
         for ln in lines:
             head = h(ln.name) if not ln.members else (
@@ -107,7 +116,14 @@ def _section(i: int | str, sec: Section) -> str:
            else "") + "</li>",
     ]
     if e.position_dependent:
-        facts.append("<li>position-dependent: 16/32/64-byte block boundaries are marked</li>")
+        facts.append("<li>position-dependent: block boundaries are marked</li>")
+    fnd = e.extra.get("finding")
+    if isinstance(fnd, dict):
+        facts.append(f"<li>finding <a href=\"#finding-{h(fnd.get('id', ''))}\"><code>"
+                     f"{h(str(fnd.get('id', ''))[:8])}</code></a>: {h(fnd.get('explanation', ''))}"
+                     f"; pattern <code>{h(fnd.get('pattern', ''))}</code></li>")
+    facts += [f"<li><code>{h(name)}</code> was fed in chunks: <code>{h(split)}</code></li>"
+              for name, split in fed_chunks(e)]
     if e.found:
         facts.append("<li>found: " + h(", ".join(
             f"{k} {e.found[k]}" for k in ("at", "engine", "original_size", "minimized_size")
@@ -211,14 +227,18 @@ def render(rep: Report) -> str:
 
 def _finding_rows(fs: list[Finding]) -> str:
     out = ['<table class="t"><tr><th>finding</th><th>family</th><th>decoders</th>'
-           "<th>severity</th><th>explanation</th><th>the spec</th><th>evidence</th></tr>"]
+           "<th>severity</th><th>explanation and pattern</th><th>the spec</th>"
+           "<th>evidence</th></tr>"]
     for f in fs:
         ev = ", ".join(f'<a href="#sig-{h(sid)}">{h(sid)}</a>' for sid in f.signatures)
         why = ("".join(f"<br>known: {h(r)}" for r in f.reasons) if f.known else "")
         out.append(f'<tr id="finding-{h(f.id)}"><td><code>{h(f.id[:8])}</code></td>'
                    f"<td>{h(f.family)}</td>"
                    f"<td>{'<br>'.join(f'<code>{h(d)}</code>' for d in f.decoders)}</td>"
-                   f"<td>{h(f.severity)}</td><td>{h(f.text)}{why}</td>"
+                   f"<td>{h(f.severity)}</td><td>{h(f.text)}{why}"
+                   f"<br><code>{h(f.pattern)}</code>"
+                   + (f" <small>(checked on {f.checked} fresh inputs)</small>"
+                      if f.checked else "") + "</td>"
                    f"<td>{h(spec_side(f))}</td>"
                    f"<td>{len(f.signatures)}: {ev}</td></tr>")
     out.append("</table>")

@@ -53,6 +53,9 @@ class Record:
     #: how a user's decoder is loaded again (``--decoder`` takes it): a plug-in's or
     #: an ``exec:`` program's spec, None for a built-in decoder (named as recorded)
     spec: str | None = None
+    #: a streaming decoder's chunks (end offsets; decoders/chunks.py's rule), as
+    #: recorded; None for a one-shot decoder or an entry that did not record them
+    chunks: tuple[int, ...] | None = None
 
 
 @dataclass
@@ -207,6 +210,8 @@ def load_entry(path: Path) -> Entry:
             outcome=out,
             versions=rec["versions"] if isinstance(rec.get("versions"), dict) else {},
             spec=str(rec["spec"]) if isinstance(rec.get("spec"), str) else None,
+            chunks=tuple(int(c) for c in rec["chunks"])
+            if isinstance(rec.get("chunks"), list) else None,
         )
     decs = d.get("decoders", [])
     if not isinstance(decs, list):
@@ -231,3 +236,19 @@ def load_entry(path: Path) -> Entry:
         warnings=warnings,
         extra={k: v for k, v in d.items() if k not in KNOWN_KEYS},
     )
+
+
+def fed_chunks(e: Entry) -> list[tuple[str, str]]:
+    """Each streaming decoder of ``e`` with the chunks it was fed, as recorded, in hex
+    (``F2 90 80 | 80 | 42``; the first 16 chunks of a long input, then how many more),
+    by decoder name."""
+    out: list[tuple[str, str]] = []
+    for name, rec in sorted(e.records.items()):
+        if rec.chunks:
+            prev, parts = 0, []
+            for c in rec.chunks:
+                parts.append(e.data[prev:c].hex(" ").upper())
+                prev = c
+            more = f" | ... {len(parts) - 16} more chunks" if len(parts) > 16 else ""
+            out.append((name, " | ".join(parts[:16]) + more))
+    return out

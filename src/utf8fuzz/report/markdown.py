@@ -12,6 +12,7 @@ from utf8fuzz import safe
 from utf8fuzz.report.analyze import Report, Section
 from utf8fuzz.report.findings import Finding, headline, spec_side
 from utf8fuzz.report.hexview import text_layout
+from utf8fuzz.report.load import fed_chunks
 
 GRID_WIDTH = 16
 
@@ -36,7 +37,14 @@ def _section(i: int | str, sec: Section) -> list[str]:
            if e.first_difference.get("view") else ""),
     ]
     if e.position_dependent:
-        out.append("- position-dependent: block boundaries (16/32/64) are marked")
+        out.append("- position-dependent: block boundaries are marked")
+    fnd = e.extra.get("finding")
+    if isinstance(fnd, dict):
+        out.append(f"- finding {safe.md_code(str(fnd.get('id', ''))[:8])}: "
+                   f"{safe.md(fnd.get('explanation', ''))}; pattern "
+                   f"{safe.md_code(fnd.get('pattern', ''))}")
+    out += [f"- {safe.md_code(name)} was fed in chunks: {safe.md_code(split)}"
+            for name, split in fed_chunks(e)]
     if found:
         out.append("- found: " + safe.md(", ".join(
             f"{k} {found[k]}" for k in ("at", "engine", "original_size", "minimized_size")
@@ -161,11 +169,12 @@ def _finding_rows(fs: list[Finding]) -> list[str]:
         why = "".join(f"; known: {safe.md(r)}" for r in f.reasons) if f.known else ""
         rows.append([safe.md_code(f.id[:8]), safe.md(f.family),
                      ", ".join(safe.md_code(d) for d in f.decoders), safe.md(f.severity),
-                     safe.md(f.text) + why, safe.md(spec_side(f)),
+                     safe.md(f.text) + why + " " + safe.md_code(f.pattern),
+                     safe.md(spec_side(f)),
                      f"{len(f.signatures)}: " + ", ".join(safe.md_code(s)
                                                           for s in f.signatures)])
-    return _table(["finding", "family", "decoders", "severity", "explanation", "the spec",
-                   "evidence"], rows)
+    return _table(["finding", "family", "decoders", "severity", "explanation and pattern",
+                   "the spec", "evidence"], rows)
 
 
 def _findings(rep: Report) -> list[str]:

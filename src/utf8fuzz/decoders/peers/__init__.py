@@ -149,16 +149,29 @@ def why_unavailable(lang: str) -> str:
 Variant = tuple[str, str, str, bool, bool]
 
 
-def discover(lang: str, variants: dict[str, Variant]) -> list[Decoder | Unavailable]:
+def discover(lang: str, variants: dict[str, Variant],
+             streaming: dict[str, str] | None = None) -> list[Decoder | Unavailable]:
     """``lang``'s decoders, one per variant (``LANG:VARIANT``, its own process,
     started on first use: :func:`utf8fuzz.decoders.exec.peer`), or one line each
-    saying why the build is not there. Never runs or compiles anything."""
+    saying why the build is not there. Never runs or compiles anything.
+
+    ``streaming``: streaming variant -> its one-shot sibling variant. A streaming
+    variant is sent stream requests (the chunks of :mod:`utf8fuzz.decoders.chunks`)
+    and is ``incremental``; it and its sibling are one family (``LANG:SIBLING``)."""
     built = find(lang)
     if built is None:
         why = why_unavailable(lang)
         return [Unavailable(f"{lang}:{v}", why) for v in variants]
+    streaming = streaming or {}
+    siblings = set(streaming.values())
+
+    def family(v: str) -> str | None:
+        sib = streaming.get(v, v if v in siblings else None)
+        return f"{lang}:{sib}" if sib is not None else None
+
     return [peer(built.argv(v), name=f"{lang}:{v}", mode=mode, policy=policy, reasons=reasons,
-                 text_only=text_only, versions={"call": call, "built with": built.toolchain})
+                 text_only=text_only, versions={"call": call, "built with": built.toolchain},
+                 stream=v in streaming, family=family(v))
             for v, (call, mode, policy, reasons, text_only) in variants.items()]
 
 

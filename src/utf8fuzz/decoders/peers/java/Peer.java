@@ -9,6 +9,11 @@
 //   charsetdecoder  StandardCharsets.UTF_8.newDecoder() with CodingErrorAction.REPORT;
 //                   strict mode: the first CoderResult that is an error gives the
 //                   span (the input buffer's position, CoderResult.length()).
+//   charsetdecoder-stream  the same decoder fed a stream request's chunks (exec
+//                   protocol flag 32): each decode(in, out, false) sees the bytes
+//                   the last one left unread (a sequence cut off by the chunk's
+//                   end) and the new chunk; the end is decode(in, out, true), then
+//                   flush. Plain requests are answered as charsetdecoder does.
 //
 // Reasons (strict mode). The decoder is first run with endOfInput false: an error
 // it reports then was proven by the bytes themselves (illegal). If it stops with
@@ -35,6 +40,7 @@ import java.util.Arrays;
 public final class Peer {
     static final int MODE_STRICT = 1, MODE_REPLACE = 2;
     static final int FLAG_STRICT = 1, FLAG_REPLACE = 2, FLAG_REASONS = 4, FLAG_TEXT_ONLY = 16;
+    static final int FLAG_STREAM = 32, STREAM = 0x80;
     static final int DECODED = 0, REJECTED = 1, FAILED = 2;
     static final int ILLEGAL = 1, TRUNCATED = 2;
 
@@ -91,6 +97,49 @@ public final class Peer {
         return text(id, out.toString());
     }
 
+    /** A stream request (u32 K, K u32 chunk lengths, the input) through DECODER. An
+     * error reported before the end of the input was proven by the bytes (illegal);
+     * one reported at the end is of the bytes left unread, which the decoder was
+     * waiting to see completed (truncated). Offsets are into the whole input. */
+    static byte[] charsetDecoderStream(int id, byte[] req) {
+        ByteBuffer table = ByteBuffer.wrap(req).order(ByteOrder.LITTLE_ENDIAN);
+        if (req.length < 4) return failed(id, "a stream request without its chunk count");
+        long k = Integer.toUnsignedLong(table.getInt(0));
+        if ((req.length - 4) / 4 < k) return failed(id, "a stream request shorter than its table");
+        int first = 4 + 4 * (int) k, at = first, n = req.length - first;
+        CharBuffer out = CharBuffer.allocate(n + 1);
+        DECODER.reset();
+        byte[] left = new byte[0];
+        int base = 0; // the input offset of left[0]
+        for (int c = 0; c < k; c++) {
+            int len = table.getInt(4 + 4 * c);
+            if (len < 0 || len > req.length - at) return failed(id, "chunks past the input");
+            byte[] buf = Arrays.copyOf(left, left.length + len);
+            System.arraycopy(req, at, buf, left.length, len);
+            at += len;
+            ByteBuffer in = ByteBuffer.wrap(buf);
+            CoderResult r = DECODER.decode(in, out, false);
+            if (r.isError()) {
+                int start = base + in.position();
+                return rejected(id, start, start + r.length(), ILLEGAL);
+            }
+            if (!r.isUnderflow()) return failed(id, "CharsetDecoder: " + r);
+            left = Arrays.copyOfRange(buf, in.position(), buf.length);
+            base = at - first - left.length;
+        }
+        if (at != req.length) return failed(id, "chunks shorter than the input");
+        ByteBuffer in = ByteBuffer.wrap(left);
+        CoderResult r = DECODER.decode(in, out, true);
+        if (r.isUnderflow()) r = DECODER.flush(out);
+        if (r.isError()) {
+            int start = base + in.position();
+            return rejected(id, start, start + r.length(), TRUNCATED);
+        }
+        if (!r.isUnderflow()) return failed(id, "CharsetDecoder: " + r);
+        out.flip();
+        return text(id, out.toString());
+    }
+
     /** A JSON string of s (the JDK has no JSON writer). */
     static String json(String s) {
         StringBuilder b = new StringBuilder("\"");
@@ -119,8 +168,12 @@ public final class Peer {
             flags = FLAG_STRICT | FLAG_REASONS;
             mode = MODE_STRICT;
             api = "UTF_8.newDecoder(), REPORT";
+        } else if (variant.equals("charsetdecoder-stream")) {
+            flags = FLAG_STRICT | FLAG_REASONS | FLAG_STREAM;
+            mode = MODE_STRICT;
+            api = "UTF_8.newDecoder(), REPORT, decode(in, out, endOfInput) per chunk";
         } else {
-            System.err.println("usage: java Peer string|charsetdecoder");
+            System.err.println("usage: java Peer string|charsetdecoder|charsetdecoder-stream");
             System.exit(2);
             return;
         }
@@ -153,8 +206,11 @@ public final class Peer {
             int id = ByteBuffer.wrap(req).order(ByteOrder.LITTLE_ENDIAN).getInt();
             byte[] data = Arrays.copyOfRange(req, 5, len);
             byte[] reply;
-            if (req[4] != mode) {
+            boolean stream = (req[4] & STREAM) != 0;
+            if ((req[4] & 0x7F) != mode || (stream && (flags & FLAG_STREAM) == 0)) {
                 reply = failed(id, "mode " + req[4] + ": this variant answers mode " + mode);
+            } else if (stream) {
+                reply = charsetDecoderStream(id, data);
             } else if (mode == MODE_STRICT) {
                 reply = charsetDecoder(id, data);
             } else {

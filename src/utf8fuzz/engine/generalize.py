@@ -1,0 +1,110 @@
+"""Generalizing a minimized input into a byte-class pattern, after DDSET (Gopinath
+et al., "Abstracting Failure-Inducing Inputs", ISSTA 2020): which positions may
+take which ranges of bytes while the finding's explanation still holds.
+
+The ranges are the profile's *byte classes*: the coarsest partition of 00..FF that
+no row of its table (:mod:`utf8fuzz.profiles.table`) and no structural length
+(RFC 2279 section 2: 0xxxxxxx, 10xxxxxx, 110xxxxx, ...) cuts. For the unicode
+profile these are the columns of Corrigendum #1's Table 3.1B: 00-7F, 80-8F,
+90-9F, A0-BF, C0-C1, C2-DF, E0, E1-EC, ED, EE-EF, F0, F1-F3, F4, F5-F7, F8-FB,
+FC-FD, FE-FF.
+
+Rules of the search (:func:`pattern`):
+
+* positions are generalized one at a time, left to right, each against the
+  *original* bytes elsewhere (not against earlier generalizations: a pattern is a
+  product of per-position ranges, and checking each alone keeps the search linear);
+* a class is taken at a position when every probe of it (its lowest, middle and
+  highest byte) keeps the explanation; the original byte's own class is tried
+  first, then the others; a position where no whole class holds stays its byte;
+* the search is deterministic (no randomness), bounded by :data:`MAX_POSITIONS`
+  and a time budget; a position left untried stays its byte, so a bound can only
+  make a pattern narrower, never wrong for the probes made.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from functools import cache
+from itertools import pairwise
+
+from utf8fuzz.profiles import REGISTRY
+
+#: Positions generalized; beyond them the pattern keeps the input's bytes.
+MAX_POSITIONS = 24
+#: RFC 2279's structural boundaries: where the number of leading 1 bits changes.
+_STRUCTURE = (0x80, 0xC0, 0xE0, 0xF0, 0xF8, 0xFC, 0xFE)
+
+ByteClass = tuple[int, int]
+
+
+@cache
+def byte_classes(profile: str) -> tuple[ByteClass, ...]:
+    """The profile's byte classes (see the module docstring), lowest first."""
+    prof = REGISTRY[profile]
+    cuts = {0, 0x100, *_STRUCTURE}
+    for row in prof.rows:
+        for lo, hi in row.ranges:
+            cuts.update((lo, hi + 1))
+    for b in prof.reserved_leads:
+        cuts.update((b, b + 1))
+    edges = sorted(cuts)
+    return tuple((a, b - 1) for a, b in pairwise(edges))
+
+
+def _probes(c: ByteClass) -> list[int]:
+    lo, hi = c
+    return sorted({lo, (lo + hi) // 2, hi})
+
+
+def pattern(data: bytes, holds: Callable[[bytes], bool], profile: str,
+            seconds: float = 3.0) -> list[list[ByteClass]]:
+    """For each position of ``data``, the byte ranges it may take while ``holds``
+    (the explanation still reproduces the decoder's outcome) stays true; a
+    position that generalizes to nothing is its own byte, ``[(b, b)]``."""
+    classes = byte_classes(profile)
+    deadline = time.monotonic() + seconds
+    out: list[list[ByteClass]] = []
+    for i, b in enumerate(data):
+        own = next(c for c in classes if c[0] <= b <= c[1])
+        taken: list[ByteClass] = []
+        if i < MAX_POSITIONS:
+            for c in (own, *[c for c in classes if c != own]):
+                if time.monotonic() > deadline:
+                    break
+                if all(p == b or holds(data[:i] + bytes([p]) + data[i + 1:])
+                       for p in _probes(c)):
+                    taken.append(c)
+                elif c == own:
+                    break  # not even its own class: the byte itself matters
+        out.append(_merge(taken) if taken else [(b, b)])
+    return out
+
+
+def _merge(ranges: list[ByteClass]) -> list[ByteClass]:
+    merged: list[ByteClass] = []
+    for lo, hi in sorted(ranges):
+        if merged and lo == merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], hi)
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
+def render(pat: list[list[ByteClass]]) -> str:
+    """A pattern as text: ``ED [A0-BF] [80-BF]``; a position that may be any byte
+    is ``..``; runs of one element are kept as they are (they are the evidence)."""
+    parts: list[str] = []
+    for ranges in pat:
+        if ranges == [(0, 0xFF)]:
+            parts.append("..")
+        elif len(ranges) == 1 and ranges[0][0] == ranges[0][1]:
+            parts.append(f"{ranges[0][0]:02X}")
+        else:
+            parts.append("[" + " ".join(f"{lo:02X}" if lo == hi else f"{lo:02X}-{hi:02X}"
+                                        for lo, hi in ranges) + "]")
+    return " ".join(parts)
+
+
+__all__ = ["MAX_POSITIONS", "byte_classes", "pattern", "render"]

@@ -1,0 +1,92 @@
+"""``utf8fuzz corpus migrate``: a corpus of an older format rewritten in the current
+one (:data:`utf8fuzz.engine.corpus.FORMAT`).
+
+Format 1 to 2. A format-1 signature may name several decoders (every decoder that
+diverged in one class and feature on the input); format 2 names one, and records
+its finding. Each format-1 entry becomes one entry per decoder it names, for the
+same input, with that decoder's outcome and the reference's (the other decoders'
+outcomes are kept too: they are what the entry was found with). Its finding is
+checked on fresh inputs and generalized (:func:`.finder.finding_of`) when the
+decoder is available here and still gives the outcome recorded; otherwise it is
+explained from the recorded outcome, not checked (``checked`` 0).
+
+Rules: nothing is lost (an entry is removed only once its replacements are
+written, under the corpus lock; a replacement never overwrites an entry of the
+same signature with a shorter input); running it twice changes nothing the
+second time; a format-2 entry is left as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from utf8fuzz.engine import corpus as corpus_mod
+from utf8fuzz.engine import replay
+from utf8fuzz.engine.differ import Differ
+from utf8fuzz.engine.finder import finding_of
+from utf8fuzz.engine.signature import Signature
+
+
+@dataclass
+class Migrated:
+    """What :func:`migrate` did: entries converted (old id -> new ids), entries
+    already current, and notes (one line each, escaped by the caller)."""
+
+    converted: list[tuple[str, list[str]]] = field(default_factory=list)
+    current: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _finding(entry: corpus_mod.Entry, sig: Signature, recorded: dict[str, Any]
+             ) -> tuple[dict[str, Any], str | None]:
+    """The finding of ``sig``'s one decoder; and a note when it could not be checked."""
+    name = sig.decoders[0]
+    unchecked = next(f for f in corpus_mod.entry_findings(entry) if f["decoder"] == name)
+    unchecked.pop("decoder")
+    out = recorded.get(name)
+    if out is None or not out.ok:
+        return unchecked, None  # a crash or hang is its own explanation: not run again
+    d, rec, _ = replay._decoder(entry, name, ())
+    if isinstance(d, str) or rec is None:
+        return unchecked, f"{name}: not available here ({d}); finding not checked"
+    now = Differ([d]).run(entry.data, full=True).outcomes.get(name)
+    if now is None or replay._differs(out, now) is not None:
+        return unchecked, f"{name}: no longer gives the recorded outcome; finding not checked"
+    return finding_of(entry.data, sig, now, d), None
+
+
+def migrate(corpus: Path, *, dry_run: bool = False) -> Migrated:
+    """Convert every entry of ``corpus`` older than the current format (see the
+    module docstring); ``dry_run``: say what would change, write nothing."""
+    entries, _ = corpus_mod.load(corpus)
+    done = Migrated()
+    for e in entries:
+        side = e.sidecar
+        if side.get("format", 1) >= corpus_mod.FORMAT and isinstance(side.get("finding"), dict):
+            done.current += 1
+            continue
+        old = Signature.parse(str(side["signature"]))
+        recorded = corpus_mod.outcomes_of(side, len(e.data))
+        new: list[dict[str, Any]] = []
+        for name in old.decoders:
+            if name not in side["outcomes"]:
+                done.notes.append(f"{e.id}: {name} has no recorded outcome; left out")
+                continue
+            sig = Signature(old.profile, old.klass, old.feature, (name,))
+            finding, note = _finding(e, sig, recorded)
+            if note:
+                done.notes.append(f"{e.id}: {note}")
+            new.append({**side, "format": corpus_mod.FORMAT, "signature": str(sig),
+                        "decoders": [name], "finding": finding})
+        if not new:
+            continue
+        ids = [Signature.parse(s["signature"]).id for s in new]
+        if not dry_run:
+            corpus_mod.replace_entry(corpus, e, new)
+        done.converted.append((e.id, ids))
+    return done
+
+
+__all__ = ["Migrated", "migrate"]

@@ -1,0 +1,41 @@
+"""Not a test: short `utf8fuzz fuzz` runs as a user starts them (a subprocess each,
+started together, each on its own corpus with seeds), for module fixtures."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def start_runs(tmp_path_factory: Any, runs: Mapping[str, tuple[Sequence[str], float]],
+               seeds: Mapping[str, bytes]) -> dict[str, tuple[int, Any, str, Path]]:
+    """Each run ``name -> (--decoder specs, --time seconds)`` on a fresh corpus holding
+    ``seeds`` (file name -> bytes), all at once; ``name -> (exit status, the --json
+    summary or None, stderr, corpus)``."""
+    exe = Path(sys.executable).parent / "utf8fuzz"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "utf8fuzz"]
+    started = {}
+    for name, (specs, seconds) in runs.items():
+        corpus = tmp_path_factory.mktemp(name)
+        (corpus / "seeds").mkdir()
+        for seed, data in seeds.items():
+            (corpus / "seeds" / seed).write_bytes(data)
+        args = [*cmd, "fuzz", "--engine", "hypothesis", "--jobs", "1", "--time", str(seconds),
+                "--corpus", str(corpus), "--no-report", "--json"]
+        for s in specs:
+            args += ["--decoder", s]
+        started[name] = (corpus, subprocess.Popen(
+            args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)}))
+    done = {}
+    for name, (corpus, p) in started.items():
+        out, err = p.communicate(timeout=300)
+        done[name] = (p.returncode, json.loads(out) if out.strip() else None, err, corpus)
+    return done

@@ -1,0 +1,71 @@
+"""``utf8fuzz corpus migrate``: a format-1 entry (one signature naming several
+decoders) becomes one format-2 entry per decoder, each naming its finding; old
+entries still read; nothing is lost; a second run changes nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.engine.planted import planted_block, planted_c080
+from utf8fuzz.engine import corpus
+from utf8fuzz.engine.differ import Differ
+from utf8fuzz.engine.migrate import migrate
+from utf8fuzz.engine.signature import Signature
+
+DATA = b"A" * 15 + b"\xc0\x80"  # both planted decoders accept this C0 80
+
+
+def format1(root: Path) -> Path:
+    """A format-1 entry as format 1 wrote it: both decoders in one signature."""
+    decs = [planted_c080(), planted_block()]
+    res = Differ(decs).run(DATA, full=True)
+    div = res.divergences[0]
+    side = corpus.build_sidecar(res, div, {d.name: d for d in decs}, engine="test",
+                                original_size=len(DATA))
+    both = Signature(div.signature.profile, div.signature.klass, div.signature.feature,
+                     tuple(sorted(d.name for d in decs)))
+    side.update(format=1, signature=str(both), decoders=list(both.decoders))
+    path, _ = corpus.save(root, side, DATA)
+    return path
+
+
+def test_an_old_entry_still_reads_and_is_explained(tmp_path: Path) -> None:
+    entry = corpus.load_entry(format1(tmp_path))
+    got = corpus.entry_findings(entry)
+    assert [f["decoder"] for f in got] == ["planted:accepts-c080", "planted:block-boundary"]
+    assert all(f["checked"] == 0 and f["pattern"] == DATA.hex(" ").upper() for f in got)
+
+
+def test_migrate_splits_by_decoder_and_names_findings(tmp_path: Path) -> None:
+    old = format1(tmp_path)
+    done = migrate(tmp_path)
+    assert [o for o, _ in done.converted] == [old.stem] and len(done.converted[0][1]) == 2
+    # the planted decoders are not loadable by name here: said, not faked
+    assert all("not available here" in n for n in done.notes) and len(done.notes) == 2
+    entries, problems = corpus.load(tmp_path)
+    assert not problems and not old.exists()
+    assert sorted(e.sidecar["decoders"][0] for e in entries) == [
+        "planted:accepts-c080", "planted:block-boundary"]
+    for e in entries:
+        assert e.sidecar["format"] == corpus.FORMAT and e.data == DATA
+        assert e.sidecar["finding"]["rule"].startswith(("accepts-ill-formed", "profile:"))
+    again = migrate(tmp_path)
+    assert again.converted == [] and again.current == 2
+
+
+def test_the_command_and_its_dry_run(tmp_path: Path) -> None:
+    old = format1(tmp_path)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "utf8fuzz", "corpus", "migrate", *args],
+                              capture_output=True, text=True, timeout=120)
+    dry = run("--dry-run", str(tmp_path))
+    assert dry.returncode == 0 and "would convert 1 entry" in dry.stdout and old.exists()
+    r = run(str(tmp_path), "--json")
+    assert r.returncode == 0 and not old.exists()
+    assert json.loads(r.stdout)["converted"][0]["id"] == old.stem
+    bad = run(str(tmp_path / "nothing"))
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
