@@ -23,19 +23,18 @@ CAUSES: dict[tuple[str, str], str] = {
         "glibc calls a non-shortest prefix at the end (E0 80) one truncated error, as a "
         "decoder without Table 3.1B's second-byte ranges would (the naive legacy profile)",
     ("iconv", "different-error-offset/5-byte-form"):
-        "glibc's UTF-32LE target reports a 5-byte form as a 4-byte error "
-        "(one cause with the next two: UTF-32LE cannot hold what it decoded)",
+        "glibc's UTF-32LE target, which cannot hold a value above U+10FFFF, reports the "
+        "form it decoded as an error over all its bytes but the last (one cause with the "
+        "next two; no rule reproduces that span)",
     ("iconv", "different-error-offset/6-byte-form"): "the same cause, 6-byte forms",
-    ("iconv", "different-error-offset/above-10ffff"): "the same cause, F4 90.. and F5..F7",
-    ("icu", "profile:mutf8/maximal-subpart"):
-        "ICU's CESU-8 converter reads a UTF-8 prefix at the end as truncated: an encoded "
-        "surrogate half (ED BD) one truncated error, a lone surrogate at the end accepted "
-        "(one cause with the next two; no one rule reproduces it yet)",
-    ("icu", "different-replacement/incomplete-4-byte-sequence"):
-        "the same cause: F0 9F at the end, a 4-byte prefix CESU-8 has no sequence for, is one "
-        "truncated error where the cesu8 profile has two illegal ones",
-    ("icu", "different-reason/incomplete-4-byte-sequence"):
-        "the same cause: a lone F4 at the end is called truncated, not illegal",
+    ("iconv", "different-error-offset/above-10ffff"): "the same cause, F4 90..",
+    ("icu", "profile:unicode/maximal-subpart"):
+        "ICU's CESU-8 converter cuts a 4-byte lead and what follows it as UTF-8's maximal "
+        "subparts do (F0 9F one truncated error, F4 at the end truncated), though CESU-8 "
+        "has no 4-byte sequences",
+    ("icu", "profile:rfc2279/maximal-subpart"):
+        "ICU's CESU-8 converter takes an encoded surrogate half on its own as RFC 2279 "
+        "does: a lone ED A0 80 accepted, ED BD at the end one truncated error",
     ("pyicu", "ignore-substitutes"):
         "PyICU's ignore mode substitutes U+FFFD instead of dropping (upstream behaviour, "
         "in known.toml)",
@@ -44,20 +43,14 @@ CAUSES: dict[tuple[str, str], str] = {
         "end is Unicode's two illegal errors, not the surrogatepass profile's one truncated",
     ("mutf8", "continuations-unchecked"):
         "amulet-mutf8 (C and Python) takes the bytes after a lead byte as its continuation "
-        "bytes without checking them (RFC 2279's bit layout alone)",
+        "bytes without checking them (RFC 2279's bit layout alone), and a lead the end "
+        "cuts short is an error by itself",
     ("mutf8", "continuations-unchecked+latin1"):
-        "amulet-mutf8 (C) does the same, and passes any other byte it cannot decode through "
-        "as Latin-1: one cause with the next three, which no one rule reproduces on every "
-        "fresh input yet",
-    ("mutf8", "bytes-as-latin1"): "the same cause, seen where no lead byte takes bytes",
-    ("mutf8", "accepts-ill-formed/incomplete-3-byte-sequence"):
-        "the same cause, a 3-byte lead before a byte it passes through",
-    ("mutf8", "accepts-ill-formed/noncharacter"): "the same cause, EF BF before a lead",
+        "amulet-mutf8 (C) also passes a byte no lead claims (80..BF, F0..FF) through as "
+        "Latin-1: one cause with the line above and the next (a rule met on one input "
+        "that another refutes: seen alone, each input shows one side of it)",
+    ("mutf8", "bytes-as-latin1"): "the same cause, on inputs where no lead takes bytes",
     ("mutf8", "crash:RuntimeError"): "amulet-mutf8 (Python) raises on a lone continuation byte",
-    ("mutf8", "different-error-offset/surrogate"):
-        "amulet-mutf8 reports an encoded surrogate's error at another offset",
-    ("mutf8", "different-error-offset/truncated-3-byte-at-end"):
-        "amulet-mutf8 reports a truncated 3-byte sequence at the end at another offset",
 }
 
 

@@ -130,8 +130,8 @@ def test_a_run_reports_its_signatures_as_findings(tmp_path: Path) -> None:
     assert sub["family"] == "pyicu" and len(sub["signatures"]) >= 3
     assert sub["decoders"] == ["pyicu:ignore"] and sub["known"] is False
     # checked on fresh inputs: the naive legacy decoder (an explanation of C0 80 alone)
-    # also decodes C1 80, which the planted decoder rejects; so its own words remain
-    c080 = by_rule["accepts-ill-formed/non-shortest-form"]
+    # also decodes C1 80, which the planted decoder rejects; modified UTF-8 does not
+    c080 = by_rule["profile:mutf8/maximal-subpart"]
     assert c080["decoders"] == ["planted:accepts-c080"] and c080["pattern"] == "C0 80"
     signatures = [s for f in r["findings"] for s in f["signatures"]]
     assert sorted(set(signatures)) == sorted(x["signature"] for x in r["new"])
@@ -153,7 +153,9 @@ def test_a_rule_is_believed_only_after_fresh_inputs() -> None:
                                                for s in res.signature_set())
     x = explain(data, d.decode(data), "unicode", "maximal-subpart", "accepts-ill-formed",
                 "non-shortest-form", run=run)
-    assert x.rule == "accepts-ill-formed/non-shortest-form" and x.checked == 0
+    # ... where modified UTF-8 (C0 80 is U+0000, nothing else is) holds on all of them
+    assert x.rule == "profile:mutf8/maximal-subpart"
+    assert x.checked == len(fresh_inputs(data, "unicode"))
     assert "C1 80" in {f.hex(" ").upper() for f in fresh_inputs(data, "unicode")}
 
 
@@ -218,7 +220,7 @@ def test_each_planted_bug_is_one_finding_whatever_surrounds_it(seed: int) -> Non
     assert seen == {n: {finding_id(family(n), _RULES[n])} for n in seen}
 
 
-_RULES = {"planted:accepts-c080": "accepts-ill-formed/non-shortest-form",
+_RULES = {"planted:accepts-c080": "profile:mutf8/maximal-subpart",
           "planted:swallows-after-truncated4": "swallows-next-byte:incomplete-4-byte-sequence",
           "planted:surrogate-as-one-error": "different-error-offset/surrogate",
           "planted:crashes-on-fe": "crash:IndexError",

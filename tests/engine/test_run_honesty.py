@@ -119,7 +119,11 @@ def test_interrupted_json_is_one_document_and_exit_130(tmp_path: Path) -> None:
          "--jobs", "1", "--decoder", "tests.engine.planted:PLANTED_C080+inprocess",
          "--corpus", str(corpus), "--no-report", "--json"],
         cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        stderr=subprocess.PIPE, text=True,
+        # as a terminal's Ctrl-C reaches it: a job started in the background of a
+        # shell without job control (a CI script's `cmd &`) inherits SIGINT ignored,
+        # and a program started so rightly stays uninterruptible
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         # fuzzing has begun once the work directory exists; then a little more
         deadline = time.monotonic() + 60

@@ -53,6 +53,7 @@ from typing import Any
 from utf8fuzz import __version__, safe
 from utf8fuzz.decoders.chunks import cuts
 from utf8fuzz.engine.explain import explain, family, finding_id
+from utf8fuzz.engine.generalize import render
 from utf8fuzz.engine.signature import Signature, signature_id
 from utf8fuzz.outcome import VIEWS, Outcome
 
@@ -225,7 +226,8 @@ _OPTIONAL_FIELDS: dict[str, dict[str, tuple[Any, str]]] = {
     # key -> {field: (check, what it must be)}; each field is optional
     "found": {"at": (_name, _NAME), "engine": (_name, _NAME), "improved_at": (_name, _NAME),
               "original_size": (_int, "an integer"), "minimized_size": (_int, "an integer"),
-              "minimizer": (lambda v: v is None or isinstance(v, dict), "an object")},
+              "minimizer": (lambda v: v is None or isinstance(v, dict), "an object"),
+              "explain_seconds": (lambda v: isinstance(v, (int, float)), "a number")},
     "finding": {"id": (_name, _NAME), "family": (_name, _NAME), "rule": (_name, _NAME),
                 "explanation": (_name, _NAME), "severity": (_name, _NAME),
                 "pattern": (lambda v: isinstance(v, str) and len(v) <= 4 * MAX_INPUT_BYTES,
@@ -662,7 +664,8 @@ def entry_findings(entry: Entry) -> list[dict[str, Any]]:
         fam = family(name)
         out.append({"id": finding_id(fam, why.rule), "family": fam, "rule": why.rule,
                     "explanation": why.text, "severity": why.severity,
-                    "pattern": entry.data.hex(" ").upper(), "checked": 0, "decoder": name})
+                    "pattern": render([[(b, b)] for b in entry.data]), "checked": 0,
+                    "decoder": name})
     return out
 
 

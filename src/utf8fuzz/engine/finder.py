@@ -60,8 +60,8 @@ from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.engine import policy_tally
 from utf8fuzz.engine.differ import Differ
-from utf8fuzz.engine.explain import explain, family, finding_id, rule_of
-from utf8fuzz.engine.generalize import pattern, render
+from utf8fuzz.engine.explain import explain, family, finding_id, rule_of, window
+from utf8fuzz.engine.generalize import MAX_POSITIONS, pattern, render
 from utf8fuzz.engine.minimize import minimize
 from utf8fuzz.engine.result import Result
 from utf8fuzz.engine.signature import Signature
@@ -395,9 +395,11 @@ class Finder:
             res, div, self.by_name, engine=self.engine, original_size=len(data),
             minimizer=m.stats(), position_dependent=m.position_dependent,
         )
+        t = time.monotonic()
         side["finding"] = finding_of(res.data, div.signature, res.outcomes[div.decoders[0]],
                                      self.by_name[div.decoders[0]], self._alone,
-                                     self.inflight)
+                                     self.inflight, at=div.offset)
+        side["found"]["explain_seconds"] = round(time.monotonic() - t, 3)
         path = None
         if self.corpus is not None:
             path, _ = corpus_mod.save(self.corpus, side, res.data)
@@ -408,13 +410,15 @@ class Finder:
 
 def finding_of(data: bytes, sig: Signature, out: Outcome, decoder: Decoder,
                alone: dict[str, Differ] | None = None,
-               inflight: InFlight | None = None) -> dict[str, Any]:
+               inflight: InFlight | None = None, at: int = 0) -> dict[str, Any]:
     """The finding of the divergence ``sig`` of ``decoder`` (its outcome ``out`` on the
     minimized input ``data``): its explanation (:func:`.explain.explain`), checked on
     fresh inputs the decoder is run on, and the input generalized into a byte-class
     pattern (:mod:`.generalize`) over which the explanation still holds and the
     decoder still diverges (for a rule that predicts nothing: still with this class
-    and feature). A crash or hang is not run again: its pattern is its bytes.
+    and feature); ``at`` is the first difference's byte offset, around which a long
+    input is checked and generalized. A crash or hang is not run again: its pattern
+    is its bytes.
     ``alone`` caches the one-decoder differ by name; each input the decoder is run on
     is held in ``inflight`` meanwhile, so that a decoder that kills the process on
     one of them is caught as the loop's rounds are (:class:`InFlight`)."""
@@ -441,7 +445,7 @@ def finding_of(data: bytes, sig: Signature, out: Outcome, decoder: Decoder,
                                                     for s in res.signature_set()))
 
     why = explain(data, out, sig.profile, decoder.policy, sig.klass, sig.feature,
-                  run=run if out.ok else None)
+                  run=run if out.ok else None, at=at)
     if out.ok:
         rule = rule_of(data, sig.profile, decoder.policy, sig.klass, sig.feature, why.rule)
 
@@ -451,9 +455,10 @@ def finding_of(data: bytes, sig: Signature, out: Outcome, decoder: Decoder,
             if rule is None or rule.predict is None or o is None:
                 return str(sig) in res.signatures
             return res.diverged and o.ok and rule.holds(f, o)
-        pat = render(pattern(data, holds, sig.profile))
+        pat = render(pattern(data, holds, sig.profile,
+                             positions=window(data, at, MAX_POSITIONS)))
     else:
-        pat = data.hex(" ").upper()
+        pat = render([[(b, b)] for b in data])
     fam = family(name)
     return {"id": finding_id(fam, why.rule), "family": fam, "rule": why.rule,
             "explanation": why.text, "severity": why.severity, "pattern": pat,

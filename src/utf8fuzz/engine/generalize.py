@@ -18,8 +18,9 @@ Rules of the search (:func:`pattern`):
   highest byte) keeps the explanation; the original byte's own class is tried
   first, then the others; a position where no whole class holds stays its byte;
 * the search is deterministic (no randomness), bounded by :data:`MAX_POSITIONS`
-  and a time budget; a position left untried stays its byte, so a bound can only
-  make a pattern narrower, never wrong for the probes made.
+  (the positions around a long input's first difference) and a time budget; a
+  position left untried stays its byte, so a bound can only make a pattern
+  narrower, never wrong for the probes made.
 """
 
 from __future__ import annotations
@@ -59,17 +60,19 @@ def _probes(c: ByteClass) -> list[int]:
 
 
 def pattern(data: bytes, holds: Callable[[bytes], bool], profile: str,
-            seconds: float = 3.0) -> list[list[ByteClass]]:
+            seconds: float = 2.0, positions: range | None = None) -> list[list[ByteClass]]:
     """For each position of ``data``, the byte ranges it may take while ``holds``
     (the explanation still reproduces the decoder's outcome) stays true; a
-    position that generalizes to nothing is its own byte, ``[(b, b)]``."""
+    position that generalizes to nothing, or is not among ``positions`` (default:
+    the first :data:`MAX_POSITIONS`), is its own byte, ``[(b, b)]``."""
     classes = byte_classes(profile)
     deadline = time.monotonic() + seconds
+    tried = positions if positions is not None else range(MAX_POSITIONS)
     out: list[list[ByteClass]] = []
     for i, b in enumerate(data):
         own = next(c for c in classes if c[0] <= b <= c[1])
         taken: list[ByteClass] = []
-        if i < MAX_POSITIONS:
+        if i in tried:
             for c in (own, *[c for c in classes if c != own]):
                 if time.monotonic() > deadline:
                     break
@@ -93,8 +96,10 @@ def _merge(ranges: list[ByteClass]) -> list[ByteClass]:
 
 
 def render(pat: list[list[ByteClass]]) -> str:
-    """A pattern as text: ``ED [A0-BF] [80-BF]``; a position that may be any byte
-    is ``..``; runs of one element are kept as they are (they are the evidence)."""
+    """A pattern as text, in the notation of a regular expression over bytes:
+    ``ED [A0-BF] [80-BF]``; a position that may be any byte is ``..``; a run of one
+    element is written once with its count (``41{255} C3 [80-BF]``), so a long
+    input's filler takes a few characters."""
     parts: list[str] = []
     for ranges in pat:
         if ranges == [(0, 0xFF)]:
@@ -104,7 +109,16 @@ def render(pat: list[list[ByteClass]]) -> str:
         else:
             parts.append("[" + " ".join(f"{lo:02X}" if lo == hi else f"{lo:02X}-{hi:02X}"
                                         for lo, hi in ranges) + "]")
-    return " ".join(parts)
+    runs: list[str] = []
+    i = 0
+    while i < len(parts):
+        j = i
+        while j < len(parts) and parts[j] == parts[i]:
+            j += 1
+        runs.append(parts[i] if j - i < 4 else f"{parts[i]}{{{j - i}}}")
+        runs += [parts[i]] * (j - i - 1) if j - i < 4 else []
+        i = j
+    return " ".join(runs)
 
 
 __all__ = ["MAX_POSITIONS", "byte_classes", "pattern", "render"]

@@ -382,12 +382,14 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
 
 
 def _minimizing(found: Sequence[Any]) -> float:
-    """Seconds the finder spent minimizing ``found`` (new signatures): not charged
-    to the batch that met them, or one finding would hold its path back."""
+    """Seconds the finder spent minimizing and explaining ``found`` (new signatures):
+    not charged to the batch that met them, or one finding would hold its path back."""
     total = 0.0
     for x in found:
         with contextlib.suppress(AttributeError, KeyError, TypeError, ValueError):
             total += float(x.sidecar["found"]["minimizer"]["seconds"])
+        with contextlib.suppress(AttributeError, KeyError, TypeError, ValueError):
+            total += float(x.sidecar["found"]["explain_seconds"])
     return total
 
 
