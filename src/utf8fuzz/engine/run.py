@@ -346,8 +346,11 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
                 end(e)
 
     def batch(of: st.SearchStrategy[bytes], n: int) -> Callable[[], None]:
+        # derandomize=False: Hypothesis's "ci" profile, loaded wherever $CI is set
+        # (GitHub Actions, most CI), derandomizes, and every batch would then draw the
+        # same inputs: a nightly job in CI would fuzz one batch's worth, over and over
         @settings(max_examples=n, deadline=None, database=None, phases=[Phase.generate],
-                  suppress_health_check=list(HealthCheck))
+                  suppress_health_check=list(HealthCheck), derandomize=False)
         @given(of)
         def examples(data: bytes) -> None:
             example(data)
