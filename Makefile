@@ -98,7 +98,7 @@ asan-test: setup
 	PYTHONMALLOC=malloc ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  UTF8FUZZ_EXPECT_SANITIZED=$(ASAN) \
 	  LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" PYTHONPATH=$(ASAN) \
-	  $(PY) -m pytest -q -p no:cacheprovider tests/fast tests/decoders/test_icu.py tests/decoders/test_iconv.py \
+	  $(PY) -m pytest -q -p no:cacheprovider $(ASAN_PYTEST_ARGS) tests/fast tests/decoders/test_icu.py tests/decoders/test_iconv.py \
 	  tests/decoders/test_c_glue_out_of_memory.py tests/decoders/test_cpython.py \
 	  tests/decoders/test_tiling.py tests/profiles/test_walk.py tests/engine/test_judge.py \
 	  tests/engine/test_screening_loop.py \
