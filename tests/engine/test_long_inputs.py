@@ -38,7 +38,7 @@ from utf8fuzz.engine.long import (
     mutate_long,
 )
 from utf8fuzz.engine.minimize import minimize
-from utf8fuzz.engine.mutator import make_custom_mutator
+from utf8fuzz.engine.mutator import PER_INPUT_BYTES, make_custom_mutator
 from utf8fuzz.profiles import REGISTRY, get_profile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,19 +109,29 @@ def test_long_share_reads_the_environment(monkeypatch):
         long_share()
 
 
-def test_the_mutator_makes_long_inputs_only_when_libfuzzer_allows_them():
-    m = make_custom_mutator(None, ["unicode", "corrected"])
-    outs = [m(b"hello", MAX_LONG, seed) for seed in range(400)]
-    long = [x for x in outs if len(x) > SHORT_MAX]
-    assert 10 < len(long) < 150  # about one in eight
+def test_the_mutator_gives_long_inputs_their_share_of_the_work():
+    # An input's work is its length plus PER_INPUT_BYTES: long inputs get a quarter
+    # of the total, so only a few calls in a hundred make one (a share of the calls
+    # instead would have given them nearly all of the time).
+    m = make_custom_mutator(None, ["unicode", "corrected"], share=0.25)
+    outs = [m(b"hello", MAX_LONG, seed) for seed in range(20000)]
+    work = [len(x) + PER_INPUT_BYTES for x in outs]
+    long_work = sum(w for x, w in zip(outs, work, strict=True) if len(x) > SHORT_MAX)
+    assert 0.2 < long_work / sum(work) < 0.3
     assert all(len(x) <= MAX_LONG for x in outs)
-    assert outs == [m(b"hello", MAX_LONG, seed) for seed in range(400)]
-    # a long input is mutated as a long one, within the size libFuzzer gives
+    # no long input where libFuzzer allows none, and none at share 0
+    assert all(len(m(b"hello", SHORT_MAX, seed)) <= SHORT_MAX for seed in range(200))
+    never = make_custom_mutator(None, ["unicode"], share=0.0)
     big = long_input(SplitMix64(6), "unicode")
+    assert all(len(never(big, MAX_LONG, seed)) <= SHORT_MAX for seed in range(200))
+    # the same seeds give the same inputs
+    again = make_custom_mutator(None, ["unicode", "corrected"], share=0.25)
+    assert [again(b"hello", MAX_LONG, seed) for seed in range(2000)] == outs[:2000]
+    # a long input is mutated as a long one, within the size libFuzzer gives
     for seed in range(50):
-        y = m(big, 5000, seed)
-        assert SHORT_MAX < len(y) <= 5000
         assert len(mutate_long(big, 5000, SplitMix64(seed))) <= 5000
+    always = make_custom_mutator(None, ["unicode"], share=1.0)
+    assert all(SHORT_MAX < len(always(big, 5000, seed)) <= 5000 for seed in range(50))
 
 
 def test_a_correct_decoder_finds_nothing_on_long_inputs():

@@ -35,8 +35,9 @@ few slices whatever its length.
 Budget. :data:`LONG_SHARE` (a quarter) of each Hypothesis worker's time goes to
 long inputs (:func:`utf8fuzz.engine.run.hypothesis_worker` alternates short and
 long batches by the time each took, less the time spent minimizing what they
-found; ``$UTF8FUZZ_LONG_SHARE`` changes it); the Atheris mutator, when libFuzzer allows long inputs,
-makes or mutates a long one in :data:`MUTATE_SHARE` of its calls. The short
+found; ``$UTF8FUZZ_LONG_SHARE`` changes it); the Atheris mutator, when libFuzzer
+allows long inputs, gives them the same share of the target's time
+(:func:`utf8fuzz.engine.mutator.make_custom_mutator`). The short
 loop's own examples are unchanged.
 """
 
@@ -58,7 +59,6 @@ __all__ = [
     "LONG_SHARE",
     "LONG_SHARE_ENV",
     "MAX_LONG",
-    "MUTATE_SHARE",
     "SHORT_MAX",
     "Rng",
     "SplitMix64",
@@ -93,8 +93,6 @@ MAX_LONG = 65536 + 64
 #: (``$UTF8FUZZ_LONG_SHARE`` when set: :func:`long_share`).
 LONG_SHARE = 0.25
 LONG_SHARE_ENV = "UTF8FUZZ_LONG_SHARE"
-#: The share of the Atheris mutator's calls that make or mutate a long input.
-MUTATE_SHARE = 0.125
 #: Run lengths (characters) tried more often than others: around powers of two
 #: and a hundred, where counters wrap.
 _RUN_LENGTHS: tuple[int, ...] = (

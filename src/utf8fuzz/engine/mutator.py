@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from utf8fuzz.engine.boundaries import all_snippets, bad_snippets
-from utf8fuzz.engine.long import MUTATE_SHARE, SHORT_MAX, Rng, SplitMix64, mutate_long
+from utf8fuzz.engine.long import SHORT_MAX, Rng, SplitMix64, long_share, mutate_long
 from utf8fuzz.profiles.walk import BLOCKS
 
 __all__ = ["Rng", "SplitMix64", "make_custom_mutator", "utf8_mutate"]
@@ -71,28 +71,51 @@ def utf8_mutate(data: bytes, max_size: int, rng: Rng) -> bytes:
     return bytes(buf[:max_size])
 
 
+#: What one input costs the target besides its bytes, in bytes: the Atheris
+#: engine's long share is counted in bytes plus this per input. On the full decoder
+#: set a long input (5 KB on average) cost about a hundred short ones (measured
+#: 2026-11-27, docs/performance.md), which 40 reproduces within a factor of two;
+#: the time between two mutator calls cannot be used, since the target compares
+#: its inputs in rounds of 32 and a round's time falls on whichever call ends it.
+PER_INPUT_BYTES = 40
+
+
 def make_custom_mutator(
     fallback: Callable[[bytes, int], bytes] | None,
     profiles: Sequence[str] = ("unicode",),
+    share: float | None = None,
 ) -> Callable[[bytes, int, int], bytes]:
     """The ``custom_mutator`` for ``atheris.Setup``; ``fallback`` is ``atheris.Mutate``.
 
     Long mode: when libFuzzer allows inputs longer than :data:`~.long.SHORT_MAX`
-    (``-max_len``), :data:`~.long.MUTATE_SHARE` of the calls, and every call on an
-    input that is long already, make or mutate a long input
-    (:func:`~.long.mutate_long`, text of one of ``profiles``); the other calls
-    are the short mutations above, held to :data:`~.long.SHORT_MAX` bytes, so the
-    short loop's inputs stay as short as with ``-max_len=64``."""
+    (``-max_len``), long inputs get ``share`` of the target's work (default
+    :func:`~.long.long_share`, the share the Hypothesis engine gives them), an
+    input's work being its length plus :data:`PER_INPUT_BYTES`: a call makes or
+    mutates a long input (:func:`~.long.mutate_long`, text of one of ``profiles``)
+    only while the long ones have had less than their share. The other calls are
+    the short mutations above, held to :data:`~.long.SHORT_MAX` bytes (a long input
+    libFuzzer hands back is cut to a window of that size first), so the short loop
+    keeps its inputs and most of its speed: a share of the calls instead gave long
+    inputs nearly all of the time."""
     profiles = tuple(profiles) or ("unicode",)
+    part = long_share() if share is None else share
+    spent = [0, 0]  # work of the short and of the long inputs made
 
     def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
         rng = SplitMix64(seed)
         if max_size > SHORT_MAX:
-            if len(data) > SHORT_MAX or rng.random() < MUTATE_SHARE:
-                return mutate_long(data, max_size, rng, rng.choice(profiles))
+            total = spent[0] + spent[1]
+            if part >= 1.0 or (part > 0.0 and total > 0 and spent[1] < part * total):
+                out = mutate_long(data, max_size, rng, rng.choice(profiles))
+                spent[1] += len(out) + PER_INPUT_BYTES
+                return out
             max_size = SHORT_MAX
-        if fallback is not None and rng.random() < 0.5:
-            return fallback(data, max_size)
-        return utf8_mutate(data, max_size, rng)
+            if len(data) > SHORT_MAX:
+                at = rng.randrange(len(data) - SHORT_MAX + 1)
+                data = data[at:at + SHORT_MAX]
+        out = (fallback(data, max_size) if fallback is not None and rng.random() < 0.5
+               else utf8_mutate(data, max_size, rng))
+        spent[0] += len(out) + PER_INPUT_BYTES
+        return out
 
     return custom_mutator
