@@ -66,7 +66,7 @@ def test_a_streaming_bug_is_found_and_saved_as_incremental_differs(runs):
     for e in entries:
         assert set(e.sidecar["decoders"]) == streaming
         # one finding, whatever follows the lost bytes: the sequence the chunk cut
-        assert e.sidecar["finding"]["rule"] == "split:well-formed-4-byte", e.sidecar["finding"]
+        assert e.sidecar["finding"]["rule"] == "split:4-byte-sequence", e.sidecar["finding"]
         # the chunks it was fed are recorded (decoders/chunks.py's rule)
         (rec,) = [e.sidecar["outcomes"][n] for n in streaming]
         assert rec["chunks"] == cuts(e.data)

@@ -187,4 +187,4 @@ def test_an_entry_shows_its_finding_and_a_streaming_decoders_chunks(tmp_path: Pa
     assert "was fed in chunks: `F2 90 80 \\| 80`" in md  # Markdown escapes |
     assert "was fed in chunks: <code>F2 90 80 | 80</code>" in page
     assert f"finding `{found.finding['id'][:8]}`" in md
-    assert found.finding["rule"] == "split:well-formed-4-byte"
+    assert found.finding["rule"] == "split:4-byte-sequence"

@@ -26,7 +26,7 @@ in this order, the first that reproduces every view the decoder showed deciding:
    (one truncated error); it calls an impossible prefix at the end truncated, or a
    truncation illegal; its error spans cover the lead byte only;
 6. for a streaming decoder that differs from its own one-shot result, the feature of
-   the sequence a chunk boundary cuts (``split:well-formed-4-byte``);
+   the sequence a chunk boundary cuts (``split:4-byte-sequence``);
 7. otherwise the signature's own class and feature (``accepts-ill-formed/surrogate``),
    which predicts nothing and is never refuted.
 
@@ -255,13 +255,16 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
 
 
 def _split_feature(data: bytes, ref: Reference, table: Profile) -> str | None:
-    """The spec feature of the first reference token that a chunk boundary
-    (:mod:`utf8fuzz.decoders.chunks`) cuts, if any: where a streaming decoder must
-    carry bytes from one chunk to the next."""
+    """``<n>-byte-sequence`` for the first reference token that begins with a lead
+    byte announcing n bytes (RFC 2279 section 2) when a chunk boundary
+    (:mod:`utf8fuzz.decoders.chunks`) falls inside those n bytes: where a streaming
+    decoder must carry bytes from one chunk to the next, whether they complete a
+    character (F2 90 80 | 80) or turn out an error (F2 90 80 | FF)."""
     ends = cuts(data)
     for t in ref.decode(data).tokens:
-        if any(t.start < c < t.end for c in ends):
-            return feature_of(data, t, table)
+        n = structural_length(data[t.start])
+        if n > 1 and any(t.start < c < t.start + n for c in ends[:-1]):
+            return f"{n}-byte-sequence"
     return None
 
 
