@@ -252,6 +252,12 @@ def test_the_nightly_count_is_findings_not_signatures(
     rule = "swallows-next-byte:incomplete-4-byte-sequence"
     assert code == 1 and [f["rule"] for f in first["findings"]] == [rule], first["findings"]
     assert first["new_findings"] == [first["findings"][0]["id"]]
+    # night 1 may have met the second night's signature too: keep only the seed's entry
+    # (the corpus's evidence of the finding), so that night 2's is new whatever night
+    # 1 generated
+    for entry in (corpus / "entries").glob("*.json"):
+        if "/incomplete-4-byte-sequence/" not in json.loads(entry.read_text())["signature"]:
+            entry.unlink()
     (corpus / "seeds" / "b").write_bytes(bytes.fromhex("F0 90 80 C0 80"))
     code, second = night()
     assert "unicode/different-replacement/non-shortest-form/plugin:" in " ".join(
