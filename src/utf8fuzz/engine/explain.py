@@ -244,7 +244,7 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                            "its error spans cover only the first byte of each error",
                            "reporting"), lead_only)
     if klass == "incremental-differs":
-        cut = _split_feature(data, mine, table)
+        cut = _split_feature(data, mine)
         if cut is not None:
             yield Rule(Explanation(
                 f"split:{cut}", f"fed in chunks, it differs from its own one-shot result "
@@ -254,7 +254,7 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                            _severity(klass)), None)
 
 
-def _split_feature(data: bytes, ref: Reference, table: Profile) -> str | None:
+def _split_feature(data: bytes, ref: Reference) -> str | None:
     """``<n>-byte-sequence`` for the first reference token that begins with a lead
     byte announcing n bytes (RFC 2279 section 2) when a chunk boundary
     (:mod:`utf8fuzz.decoders.chunks`) falls inside those n bytes: where a streaming

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from utf8fuzz.engine import explain as engine_explain
 from utf8fuzz.engine.explain import SEVERITIES, Explanation, explain, group
 
 if TYPE_CHECKING:  # analyze imports this module
@@ -31,25 +32,22 @@ if TYPE_CHECKING:  # analyze imports this module
 
 
 @dataclass
-class Finding:
-    """One (family, rule). ``decoders``: the decoder names that showed it, sorted;
-    ``sections``: its evidence, in report order (one per signature); ``known``:
-    every signature of it is accepted by ``known.toml`` (``reasons``: theirs,
-    distinct, sorted)."""
+class Finding(engine_explain.Finding["Section"]):
+    """The engine's finding (:class:`utf8fuzz.engine.explain.Finding`) whose evidence
+    is report sections, in report order (one per signature); ``known``: every
+    signature of it is accepted by ``known.toml`` (``reasons``: theirs, distinct,
+    sorted)."""
 
-    id: str
-    family: str
-    rule: str
-    text: str
-    severity: str
-    decoders: list[str] = field(default_factory=list)
-    sections: list[Section] = field(default_factory=list)
     known: bool = False
     reasons: list[str] = field(default_factory=list)
     #: its first evidence's byte-class pattern (:mod:`utf8fuzz.engine.generalize`),
     #: and how many fresh inputs its explanation was checked on (0: not checked)
     pattern: str = ""
     checked: int = 0
+
+    @property
+    def sections(self) -> list[Section]:
+        return self.evidence
 
     @property
     def signatures(self) -> list[str]:
