@@ -290,3 +290,18 @@ def test_merged_runs_are_never_called_rejects_well_formed() -> None:
     assert finder.found
     assert all(s.klass != "rejects-well-formed" for s in finder.found)
     assert {s.finding["rule"] for s in finder.found} == {"policy:per-run"}
+
+
+@pytest.mark.parametrize("hexed", ["F2 90 80 80", "F2 90 80 FF", "F2 90 80"])
+def test_a_streaming_split_is_one_finding_whatever_ends_the_sequence(
+        hexed: str, tmp_path: Path) -> None:
+    # The planted streaming decoder drops the three bytes of a 4-byte sequence that end
+    # a chunk (a chunk led by F2 is 3 bytes, decoders/chunks.py). What comes next is a
+    # byte that completes it, one that makes it an error, or the end of the input (the
+    # decoder learns of the end only from its last, empty, final call): one finding.
+    decs = resolve("tests.engine.planted_streaming:LosesSplitFourByte+incremental+replace"
+                   "+inprocess")
+    finder = Finder(decs, tmp_path / "corpus", "test", minimize_seconds=2, tally=False)
+    finder.consider(bytes.fromhex(hexed))
+    (found,) = finder.found
+    assert found.finding["rule"] == "split:4-byte-sequence", found.finding

@@ -259,11 +259,13 @@ def _split_feature(data: bytes, ref: Reference) -> str | None:
     byte announcing n bytes (RFC 2279 section 2) when a chunk boundary
     (:mod:`utf8fuzz.decoders.chunks`) falls inside those n bytes: where a streaming
     decoder must carry bytes from one chunk to the next, whether they complete a
-    character (F2 90 80 | 80) or turn out an error (F2 90 80 | FF)."""
+    character (F2 90 80 | 80) or turn out an error (F2 90 80 | FF or F2 90 80 | end:
+    the end of the last chunk is a boundary too, as the decoder learns only from a
+    last, empty, final call that nothing follows)."""
     ends = cuts(data)
     for t in ref.decode(data).tokens:
         n = structural_length(data[t.start])
-        if n > 1 and any(t.start < c < t.start + n for c in ends[:-1]):
+        if n > 1 and any(t.start < c < t.start + n for c in ends):
             return f"{n}-byte-sequence"
     return None
 
