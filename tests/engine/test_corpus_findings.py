@@ -1,10 +1,6 @@
 """The committed corpus (corpus/) grouped into findings: each finding listed by hand
 with the root cause it stands for, read off the decoder's behaviour on the entry's
-input and the spec clause the reference follows.
-
-Where one cause is still more than one finding (the explanation rules have no rule
-that reproduces it whole), the test says so: those lines are the engine's known
-limits, not causes of their own."""
+input and the spec clause the reference follows. Nine causes, nine findings."""
 
 from __future__ import annotations
 
@@ -17,17 +13,14 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 #: (family, rule) -> the root cause, in words
 CAUSES: dict[tuple[str, str], str] = {
     ("iconv", "profile:rfc2279/maximal-subpart"):
-        "glibc decodes RFC 2279's 5- and 6-byte forms and values above U+10FFFF "
-        "(every target: UTF-8, UCS-4, wchar_t, UTF-32LE)",
-    ("iconv", "profile:legacy/maximal-subpart"):
-        "glibc calls a non-shortest prefix at the end (E0 80) one truncated error, as a "
-        "decoder without Table 3.1B's second-byte ranges would (the naive legacy profile)",
-    ("iconv", "different-error-offset/5-byte-form"):
-        "glibc's UTF-32LE target, which cannot hold a value above U+10FFFF, reports the "
-        "form it decoded as an error over all its bytes but the last (one cause with the "
-        "next two; no rule reproduces that span)",
-    ("iconv", "different-error-offset/6-byte-form"): "the same cause, 6-byte forms",
-    ("iconv", "different-error-offset/above-10ffff"): "the same cause, F4 90..",
+        "glibc's UTF-8 decoder decodes RFC 2279's 5- and 6-byte forms and values above "
+        "U+10FFFF, which its 31-bit targets (UCS-4, wchar_t, UTF-8) pass on",
+    ("iconv", "checked-when-complete"):
+        "glibc checks a sequence only once it has every byte its lead announces: E0 80 "
+        "and ED A0 at the end are one truncated error to it (every target), and a "
+        "complete sequence it rejects, as UTF-32LE rejects one above U+10FFFF (F4 90 80 "
+        "80, F8 88 80 80 80), is an error over all its bytes but the last (what it calls "
+        "incomplete); it rejects what Unicode rejects, it reports it otherwise",
     ("icu", "profile:unicode/maximal-subpart"):
         "ICU's CESU-8 converter cuts a 4-byte lead and what follows it as UTF-8's maximal "
         "subparts do (F0 9F one truncated error, F4 at the end truncated), though CESU-8 "
@@ -42,15 +35,14 @@ CAUSES: dict[tuple[str, str], str] = {
         "CPython's surrogatepass handler sees only complete encoded surrogates: ED A0 at the "
         "end is Unicode's two illegal errors, not the surrogatepass profile's one truncated",
     ("mutf8", "continuations-unchecked"):
-        "amulet-mutf8 (C and Python) takes the bytes after a lead byte as its continuation "
-        "bytes without checking them (RFC 2279's bit layout alone), and a lead the end "
-        "cuts short is an error by itself",
+        "amulet-mutf8's Python decoder takes the bytes after a lead byte as its "
+        "continuation bytes without checking them (RFC 2279's bit layout alone), and a "
+        "lead the end cuts short is an error by itself",
     ("mutf8", "continuations-unchecked+latin1"):
-        "amulet-mutf8 (C) also passes a byte no lead claims (80..BF, F0..FF) through as "
-        "Latin-1: one cause with the line above and the next (a rule met on one input "
-        "that another refutes: seen alone, each input shows one side of it)",
-    ("mutf8", "bytes-as-latin1"): "the same cause, on inputs where no lead takes bytes",
-    ("mutf8", "crash:RuntimeError"): "amulet-mutf8 (Python) raises on a lone continuation byte",
+        "amulet-mutf8's C decoder does the same in its own loop, which also passes a byte "
+        "no lead claims (80..BF, F0..FF) through as Latin-1",
+    ("mutf8", "crash:RuntimeError"):
+        "amulet-mutf8's Python decoder raises on a byte no lead claims (80)",
 }
 
 

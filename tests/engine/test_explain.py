@@ -18,7 +18,7 @@ from tests.engine.planted import (
     planted_truncated4,
 )
 from utf8fuzz.decoders import resolve
-from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.decoders.base import Decoder, Unavailable
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.differ import Differ
 from utf8fuzz.engine.explain import SEVERITIES, explain, family, finding_id, fresh_inputs
@@ -305,3 +305,49 @@ def test_a_streaming_split_is_one_finding_whatever_ends_the_sequence(
     finder.consider(bytes.fromhex(hexed))
     (found,) = finder.found
     assert found.finding["rule"] == "split:4-byte-sequence", found.finding
+
+
+def _real(name: str) -> Decoder:
+    (d,) = resolve(name)
+    if isinstance(d, Unavailable):
+        pytest.skip(f"{name} is not available here: {d.reason}")
+    return d
+
+
+def _finding(d: Decoder, hexed: str) -> str:
+    data = bytes.fromhex(hexed)
+    (div,) = Differ([d]).run(data, full=True).divergences
+    return str(finding_of(data, div.signature, d.decode(data), d)["rule"])
+
+
+@pytest.mark.parametrize("name", ["iconv:utf32le", "iconv:utf8"])
+def test_glibc_checks_a_sequence_when_complete(name: str) -> None:
+    # glibc calls E0 80 and ED A0 at the end incomplete (truncated) where Unicode's
+    # table rejects their second byte: it checks a sequence only once it has all the
+    # bytes the lead announces. E0 80 alone would fit the naive legacy profile too:
+    # the sequence completed (E0 80 80, rejected over its first two bytes) does not.
+    d = _real(name)
+    for hexed in ("E0 80", "ED A0"):
+        assert _finding(d, hexed) == "checked-when-complete", hexed
+
+
+def test_glibc_utf32le_rejects_beyond_10ffff_when_complete() -> None:
+    # One cause, three spec features: F4 90 80 80 (above U+10FFFF), a 5- and a 6-byte
+    # form, each an error over all its bytes but the last; the 31-bit targets accept
+    # them (RFC 2279), another finding.
+    d = _real("iconv:utf32le")
+    for hexed in ("F4 90 80 80", "F8 88 80 80 80", "FC 84 80 80 80 80"):
+        assert _finding(d, hexed) == "checked-when-complete", hexed
+    assert _finding(_real("iconv:ucs4"), "F8 88 80 80 80") == "profile:rfc2279/maximal-subpart"
+
+
+def test_one_rule_per_mutf8_loop() -> None:
+    # amulet-mutf8's C loop takes continuation bytes unchecked and passes a byte no
+    # lead claims through as Latin-1: one rule on every input, whichever half it shows
+    # (C2 41 shows only the first, 80 and F4 only the second). Its Python loop takes
+    # them unchecked too but raises on a stray byte: the rule without Latin-1.
+    c, py = _real("mutf8"), _real("mutf8:py")
+    for hexed in ("C2 41", "80", "F4", "ED A0", "EF BF EF 80"):
+        assert _finding(c, hexed) == "continuations-unchecked+latin1", hexed
+    for hexed in ("C2 41", "ED A0", "EF BF FF"):
+        assert _finding(py, hexed) == "continuations-unchecked", hexed

@@ -20,7 +20,8 @@ meets the expectation of its open finding (``--dry-run`` only lists them; see
 
 ``corpus migrate`` rewrites entries of an older sidecar format in the current one
 (:mod:`utf8fuzz.engine.migrate`: format 1's several-decoder signatures become one
-entry per decoder, each with its finding); ``--dry-run`` only lists them.
+entry per decoder, each with its finding), and explains again the entries whose
+finding older explanation rules made; ``--dry-run`` only lists them.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ ACTIONS: tuple[tuple[str, str], ...] = (
     ("list", "show the entries, one per line"),
     ("prune", "drop the entries whose signature the engine no longer gives"),
     ("refresh", "record as fixed each open finding your decoder now passes"),
-    ("migrate", "rewrite entries of an older format in the current one"),
+    ("migrate", "rewrite entries of an older format, or explained by older rules, "
+                "in the current one"),
 )
 
 
@@ -137,13 +139,19 @@ def _migrate(root: Path, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"corpus": str(root), "dry_run": args.dry_run,
                           "converted": [{"id": old, "now": new} for old, new in done.converted],
+                          "reexplained": [{"id": i, "was": was, "now": now}
+                                          for i, was, now in done.reexplained],
                           "current": done.current, "notes": done.notes}, indent=2))
         return 0
     for old, new in done.converted:
         print(f"{t(old)} -> {' '.join(t(n) for n in new)}")
+    for i, was, now in done.reexplained:
+        print(f"{t(i)} explained again: {t(was)} -> {t(now)}")
     for n in done.notes:
         print(f"note {t(n)}")
     verb = "would convert" if args.dry_run else "converted"
+    again = "would explain" if args.dry_run else "explained"
     print(f"{verb} {len(done.converted)} entr{'y' if len(done.converted) == 1 else 'ies'}, "
+          f"{again} {len(done.reexplained)} again by the current rules, "
           f"{done.current} already current, in {t(root)}")
     return 0

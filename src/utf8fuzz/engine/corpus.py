@@ -52,7 +52,7 @@ from typing import Any
 
 from utf8fuzz import __version__, safe
 from utf8fuzz.decoders.chunks import cuts
-from utf8fuzz.engine.explain import explain, family, finding_id
+from utf8fuzz.engine.explain import RULES, explain, family, finding_id
 from utf8fuzz.engine.generalize import render
 from utf8fuzz.engine.signature import Signature, signature_id
 from utf8fuzz.outcome import VIEWS, Outcome
@@ -231,7 +231,8 @@ _OPTIONAL_FIELDS: dict[str, dict[str, tuple[Any, str]]] = {
     "finding": {"id": (_name, _NAME), "family": (_name, _NAME), "rule": (_name, _NAME),
                 "explanation": (_name, _NAME), "severity": (_name, _NAME),
                 "pattern": (lambda v: isinstance(v, str) and len(v) <= 4 * MAX_INPUT_BYTES,
-                            "a string"), "checked": (_int, "an integer")},
+                            "a string"), "checked": (_int, "an integer"),
+                "rules": (_int, "an integer")},
     "first_difference": {"offset": (lambda v: v is None or _int(v), "an integer"),
                          "view": (_name, _NAME), "detail": (lambda v: isinstance(v, str),
                                                              "a string")},
@@ -665,8 +666,16 @@ def entry_findings(entry: Entry) -> list[dict[str, Any]]:
         out.append({"id": finding_id(fam, why.rule), "family": fam, "rule": why.rule,
                     "explanation": why.text, "severity": why.severity,
                     "pattern": render([[(b, b)] for b in entry.data]), "checked": 0,
-                    "decoder": name})
+                    "rules": RULES, "decoder": name})
     return out
+
+
+def stale(entry: Entry) -> bool:
+    """Was the entry's finding made by older explanation rules than this utf8fuzz's
+    (:data:`utf8fuzz.engine.explain.RULES`; a format-2 finding without ``rules`` is of
+    rules 1)? ``utf8fuzz corpus migrate`` explains it again."""
+    rec = entry.sidecar.get("finding")
+    return isinstance(rec, dict) and int(rec.get("rules", 1)) < RULES
 
 
 def finding_ids(corpus: Path) -> set[str]:

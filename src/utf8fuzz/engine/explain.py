@@ -13,12 +13,16 @@ in this order, the first that reproduces every view the decoder showed deciding:
 1. a failure explains itself: the kind of crash (``SIGSEGV``, ``IndexError``), or a
    hang;
 2. another reference: the decoder does what the claimed profile under another
-   policy does (``policy:per-byte``: a policy difference, not a bug), or what
-   another profile does (``profile:rfc2279/maximal-subpart``: it decodes RFC 2279's
-   forms);
+   policy does (``policy:per-byte``: a policy difference, not a bug); or it checks
+   a sequence only once it has every byte its lead announces
+   (``checked-when-complete``: glibc's iconv, which rejects what the table rejects
+   and reports it otherwise; before the other profiles, which fit such a decoder at
+   the end of the input); or what another profile does
+   (``profile:rfc2279/maximal-subpart``: it decodes RFC 2279's forms);
 3. a view transformation: its ignore view keeps one U+FFFD per error
    (``ignore-substitutes``); its text shows each ill-formed byte as U+0080..U+00FF
-   (``bytes-as-latin1``);
+   (``bytes-as-latin1``); it takes the bytes a lead announces unchecked
+   (``continuations-unchecked``, also ``+latin1``);
 4. a token rule: every error of one spec feature takes the byte after it into the
    same U+FFFD (``swallows-next-byte:incomplete-4-byte-sequence``: the byte that
    ended a truncated sequence is lost);
@@ -32,12 +36,19 @@ in this order, the first that reproduces every view the decoder showed deciding:
 
 Checked before believed. Given a way to run the decoder (``run``), a rule that
 reproduces the input is also tried on :func:`fresh_inputs`: the input in other
-text, with each of its first bytes deleted, and with each byte replaced by the
-ends of its byte class (:func:`utf8fuzz.engine.generalize.byte_classes`). One
-fresh input whose outcome the rule does not predict refutes it (:func:`refutes`:
-except where the rule predicts no divergence and the decoder shows a different
-one, another bug's), and the next rule is tried. The inputs are a function of the
-input alone, so the same minimized input gets the same explanation on any night.
+text, after a stray continuation byte, before a lead with ASCII where its
+continuation bytes belong, with each of its first bytes deleted, and with each
+byte replaced by the ends of its byte class
+(:func:`utf8fuzz.engine.generalize.byte_classes`); a rule may add its own probes
+(``checked-when-complete``: the sequence the end cuts short, completed). One fresh
+input whose outcome the rule does not predict refutes it (:func:`unexplained`:
+except where the rule predicts no divergence and the decoder shows a different one,
+another bug's), and the next rule is tried. Of the rules that hold, the one that
+leaves fewest fresh inputs to another bug is believed: a decoder that takes
+continuation bytes unchecked *and* passes stray bytes through as Latin-1 is one rule
+that says both, not the first of two that each say half. The inputs are a function
+of the input alone, so the same minimized input gets the same explanation on any
+night.
 
 A *finding* is one (decoder family, explanation): :func:`family` maps the adapters
 of one library to one name (iconv's four targets, ICU system and bundled), and
@@ -66,6 +77,10 @@ from utf8fuzz.profiles.table import Profile, bits_value, structural_length
 SEVERITIES: tuple[str, ...] = ("non-conformance", "reporting", "policy")
 _REPORTING_CLASSES = frozenset({"different-error-offset", "different-reason",
                                 "different-replacement"})
+#: The version of the rules below, recorded with each finding: a corpus explained by
+#: older rules is explained again by ``utf8fuzz corpus migrate`` (a finding's id
+#: depends on its rule). 2: checked-when-complete, probes, fewest left to another bug.
+RULES = 2
 #: The longest a check on fresh inputs may take (seconds); the inputs are few
 #: (:func:`fresh_inputs`), so only a very slow decoder meets it.
 CHECK_SECONDS = 2.0
@@ -127,10 +142,13 @@ Prediction = tuple[Outcome, dict[str, Any]]
 
 @dataclass(frozen=True)
 class Rule:
-    """A candidate explanation and its prediction (None: predicts nothing)."""
+    """A candidate explanation and its prediction (None: predicts nothing);
+    ``probes``: inputs, made from the input, that this rule is also checked on,
+    beside :func:`fresh_inputs` (where it and the rules before it differ)."""
 
     explanation: Explanation
     predict: Callable[[bytes], Prediction] | None
+    probes: Callable[[bytes], list[bytes]] | None = None
 
     def holds(self, data: bytes, out: Outcome) -> bool:
         """Does the rule reproduce every view ``out`` shows? (True for a rule that
@@ -164,6 +182,16 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                 f"it cuts ill-formed bytes into errors by the {pol} policy, where it "
                 f"claims {policy}: a policy difference, not a conformance bug", "policy",
                 profile, pol)
+    # Before the other profiles: at the end of the input it looks like one that takes
+    # RFC 2279's prefixes (legacy, rfc2279); the sequence completed tells them apart.
+    yield Rule(Explanation(
+        "checked-when-complete",
+        "it takes the bytes a lead announces (RFC 2279 section 2) while they are "
+        "continuation bytes and checks the sequence against the table only once it has "
+        "them all: a prefix the table rejects is still incomplete to it, and a complete "
+        "sequence the table rejects is an error over all its bytes but the last (the "
+        "longest prefix it called incomplete)", "reporting"),
+        _when_complete(_ref(profile, policy), _ref("legacy", policy)), _completed)
     for prof in REGISTRY:
         if prof != profile:
             for pol in (policy, *[p for p in POLICIES if p != policy]):
@@ -174,12 +202,17 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                     _severity(klass), prof, pol)
                 top = REGISTRY[profile].max_codepoint
                 if REGISTRY[prof].max_codepoint > top:
-                    yield Rule(Explanation(
-                        f"profile:{prof}/{pol}+beyond-{top:X}-one-error",
-                        f"it decodes these bytes as the {prof} profile does "
-                        f"({REGISTRY[prof].spec}), where it claims {profile}, and reports "
-                        f"a value above U+{top:04X} as one error over its whole sequence",
-                        _severity(klass)), _beyond(_ref(prof, pol), top))
+                    for short in (False, True):
+                        yield Rule(Explanation(
+                            f"profile:{prof}/{pol}+beyond-{top:X}-"
+                            + ("error-but-last-byte" if short else "one-error"),
+                            f"it decodes these bytes as the {prof} profile does "
+                            f"({REGISTRY[prof].spec}), where it claims {profile}, and "
+                            f"reports a value above U+{top:04X} as one error over "
+                            + ("all of its sequence's bytes but the last (the longest "
+                               "prefix it still calls incomplete)" if short else
+                               "its whole sequence"),
+                            _severity(klass)), _beyond(_ref(prof, pol), top, short))
     mine = _ref(profile, policy)
 
     def substitutes(d: bytes) -> Prediction:
@@ -198,8 +231,10 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                            "it passes each ill-formed byte through as the code point of "
                            "the same number (U+0080..U+00FF), as Latin-1 would",
                            "non-conformance"), as_latin1)
-
-    for latin1 in (False, True) if _unchecked_shows(data, mine) else ():
+    # A lead followed by bytes that are not continuation bytes is in every set of
+    # fresh inputs (fresh_inputs): a decoder that takes them refutes bytes-as-latin1,
+    # one that checks them refutes these.
+    for latin1 in (False, True):
         yield Rule(Explanation(
             "continuations-unchecked" + ("+latin1" if latin1 else ""),
             "where a lead byte announces n bytes (a length the profile has sequences of) "
@@ -324,25 +359,6 @@ def _announced(table: Profile) -> frozenset[int]:
                      if r.length > 1 and structural_length(r.ranges[0][0]) == r.length)
 
 
-def _unchecked_shows(data: bytes, ref: Reference) -> bool:
-    """Does ``data`` show what taking continuation bytes unchecked does: an error of the
-    reference whose lead announces n bytes, n-1 bytes follow, and one of them is not a
-    continuation byte (10xxxxxx); or one the end cuts short that the reference's error
-    spans beyond the lead? Only then is the rule a candidate: on an encoded surrogate,
-    say, it would fit without any byte being taken unchecked."""
-    lengths = _announced(ref.table)
-    for t in ref.decode(data).tokens:
-        n = structural_length(data[t.start])
-        if t.kind == "char" or n not in lengths:
-            continue
-        if t.start + n <= len(data):
-            if any(not 0x80 <= b <= 0xBF for b in data[t.start + 1:t.start + n]):
-                return True
-        elif t.end - t.start > 1:  # cut by the end: the reference's error is longer
-            return True
-    return False
-
-
 def _structural_tail(data: bytes, ref: Reference) -> int | None:
     """Where the input ends in a lead byte and only continuation bytes after it, fewer
     than its high bits announce, that the reference cuts otherwise than as one
@@ -360,6 +376,43 @@ def _structural_tail(data: bytes, ref: Reference) -> int | None:
     return None
 
 
+def _when_complete(ref: Reference, layout: Reference) -> Callable[[bytes], Prediction]:
+    """Tokens cut by RFC 2279's bit layout alone (``layout``, the legacy profile), each
+    sequence it decodes kept where ``ref`` decodes it to one character, else an
+    illegal error over all its bytes but the last, after which decoding resumes."""
+    def predict(d: bytes) -> Prediction:
+        toks: list[Token] = []
+        i = 0
+        while i < len(d):
+            for t in layout.decode(d[i:]).tokens:
+                s, e = i + t.start, i + t.end
+                if t.kind != "char":
+                    toks.append(Token(t.kind, t.value, s, e, t.reason))
+                    continue
+                one = ref.decode(d[s:e]).tokens
+                if len(one) == 1 and one[0].kind == "char":
+                    toks.append(Token("char", one[0].value, s, e))
+                    continue
+                toks.append(Token("error", None, s, max(s + 1, e - 1), "illegal"))
+                i = max(s + 1, e - 1)
+                break
+            else:
+                i = len(d)
+        return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
+    return predict
+
+
+def _completed(data: bytes) -> list[bytes]:
+    """``data`` with the sequence its end cuts short completed by continuation bytes
+    (80), as many as its lead announces (RFC 2279 section 2); [] when the end cuts
+    none."""
+    for p in range(len(data) - 1, max(-1, len(data) - 6), -1):
+        if not 0x80 <= data[p] <= 0xBF:
+            short = structural_length(data[p]) - (len(data) - p)
+            return [data + b"\x80" * short] if short > 0 else []
+    return []
+
+
 def _truncated_tail(ref: Reference) -> Callable[[bytes], Prediction]:
     def predict(d: bytes) -> Prediction:
         r = ref.decode(d)
@@ -372,8 +425,24 @@ def _truncated_tail(ref: Reference) -> Callable[[bytes], Prediction]:
     return predict
 
 
-def _beyond(ref: Reference, top: int) -> Callable[[bytes], Prediction]:
+def _beyond(ref: Reference, top: int, short: bool) -> Callable[[bytes], Prediction]:
+    """``ref``'s tokens, each character above ``top`` an illegal error over its bytes
+    (``short``: all but the last, which is decoded next, as the bytes after an error)."""
     def predict(d: bytes) -> Prediction:
+        if short:
+            toks: list[Token] = []
+            i = 0
+            while i < len(d):
+                for t in ref.decode(d[i:]).tokens:
+                    if t.kind == "char" and t.value is not None and t.value > top:
+                        toks.append(Token("error", None, i + t.start, i + t.end - 1,
+                                          "illegal"))
+                        i += t.end - 1
+                        break
+                    toks.append(Token(t.kind, t.value, i + t.start, i + t.end, t.reason))
+                else:
+                    i = len(d)
+            return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
         toks = [Token("error", None, t.start, t.end, "illegal")
                 if t.kind == "char" and t.value is not None and t.value > top else t
                 for t in ref.decode(d).tokens]
@@ -389,6 +458,11 @@ def _reasons(ref: Reference, mine: str, theirs: str) -> Callable[[bytes], Predic
     return predict
 
 
+#: A lead byte announcing each length (RFC 2279 section 2), none of them a form some
+#: profile treats specially (C0, E0, ED, F0 and F4 are).
+_LEADS = {2: 0xC2, 3: 0xE1, 4: 0xF1, 5: 0xF9, 6: 0xFD}
+
+
 def window(data: bytes, at: int, width: int) -> range:
     """``width`` positions of ``data`` around offset ``at`` (all of a short input):
     where a long input's finding is."""
@@ -399,7 +473,10 @@ def window(data: bytes, at: int, width: int) -> range:
 def fresh_inputs(data: bytes, profile: str, at: int = 0) -> list[bytes]:
     """Inputs made from ``data`` alone, deterministically: it in other text of the
     profile (A, U+00E9 and U+20AC as the profile encodes them, before or after it,
-    and it twice), each of 12 of its bytes deleted, and each of them replaced by the
+    and it twice), it followed by a lead byte of each length the profile's leads
+    announce and ASCII where that lead's continuation bytes belong (C2 41, E1 41 41,
+    ...), it after a continuation byte no lead claims (80), each of 12 of its bytes
+    deleted, and each of them replaced by the
     lowest and highest byte of its class in ``profile``'s table: the first 12 of a
     short input, the 12 around offset ``at`` (its first difference) of a long one.
 
@@ -414,6 +491,10 @@ def fresh_inputs(data: bytes, profile: str, at: int = 0) -> list[bytes]:
         except ValueError:  # a profile without it (EncodeError): other text will do
             continue
     out = [t + data for t in text[:2]] + [data + t for t in text]
+    # a lead of each length the profile announces, followed by ASCII where its
+    # continuation bytes belong: what a decoder that does not check them shows
+    out += [data + bytes([_LEADS[n]]) + b"A" * (n - 1) for n in sorted(_announced(table))]
+    out.append(b"\x80" + data)  # a continuation byte no lead claims
     if len(data) <= 32:
         out.append(data + data)
     where = window(data, at, 12)
@@ -442,53 +523,72 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
     ``profile`` and ``policy`` and its divergence was classed ``klass`` at
     ``feature`` (see the module docstring for the rules). With ``run``, a rule is
     believed only after it also held on :func:`fresh_inputs` made around offset ``at``
-    (:func:`refutes` says when one does not); without, it is not checked
+    (:func:`unexplained` says when one does not, and which fresh inputs it leaves to
+    another bug); of the rules that hold, the first that leaves none wins, else the
+    one that leaves fewest (the first of those): the rule that explains more of what
+    the decoder did. Without ``run``, the first rule that holds, not checked
     (``checked`` 0)."""
     if not out.ok:
         what = "hangs" if out.status == "timeout" else f"crashes ({feature})"
         return Explanation(f"{out.status}:{feature}", f"it {what}", "non-conformance")
     fresh: list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]] | None = None
+    best: tuple[int, Explanation] | None = None
     for rule in candidates(data, profile, policy, klass, feature):
         if not rule.holds(data, out):
             continue
-        if run is None or rule.predict is None:
+        if run is None:
             return rule.explanation
+        if rule.predict is None:  # predicts nothing: only when no rule was checked
+            return best[1] if best is not None else rule.explanation
         if fresh is None:
-            fresh = _fresh_outcomes(data, profile, run, at)
-        if not any(refutes(rule, f, o, kinds, profile, policy, (klass, feature))
-                   for f, o, kinds in fresh):
-            e = rule.explanation
-            return Explanation(e.rule, e.text, e.severity, len(fresh))
-    raise AssertionError("the last rule always holds")
+            fresh = _fresh_outcomes(fresh_inputs(data, profile, at), run)
+        extra = _fresh_outcomes(rule.probes(data), run) if rule.probes else []
+        left = unexplained(rule, fresh + extra, profile, policy, (klass, feature))
+        if left is None:
+            continue
+        e = rule.explanation
+        if best is None or left < best[0]:
+            best = (left, Explanation(e.rule, e.text, e.severity, len(fresh) + len(extra)))
+        if left == 0:
+            break
+    if best is None:
+        raise AssertionError("the last rule always holds")
+    return best[1]
 
 
-def refutes(rule: Rule, data: bytes, out: Outcome, kinds: frozenset[tuple[str, str]],
-            profile: str, policy: str, kind: tuple[str, str]) -> bool:
-    """Does the decoder's outcome ``out`` on a fresh input refute ``rule``? Yes where
-    the rule does not reproduce it, unless the rule predicts no divergence there and
-    the decoder's divergence is of another class or feature than the one explained
-    (``kind``): that is another finding's evidence, not this rule's failure (a
-    decoder with two bugs shows the second on some fresh input)."""
-    if rule.holds(data, out):
-        return False
+def unexplained(rule: Rule, fresh: Iterable[tuple[bytes, Outcome, frozenset[tuple[str, str]]]],
+                profile: str, policy: str, kind: tuple[str, str]) -> int | None:
+    """How many of the decoder's outcomes on fresh inputs ``rule`` leaves to another
+    bug; None when one refutes it. A fresh outcome the rule does not reproduce
+    refutes it, unless the rule predicts no divergence there and the decoder's
+    divergence is of another class or feature than the one explained (``kind``):
+    that is another finding's evidence, not this rule's failure (a decoder with two
+    bugs shows the second on some fresh input)."""
     assert rule.predict is not None
-    base, override = rule.predict(data)
-    ref = _ref(profile, policy).decode(data)
-    try:
-        quiet = all((override[v] if v in override else base.view(v)) == ref.view(v)
-                    for v in _shown(out))
-    except ViewUnavailable:
-        quiet = False
-    return not quiet or kind in kinds
+    left = 0
+    for data, out, kinds in fresh:
+        if rule.holds(data, out):
+            continue
+        base, override = rule.predict(data)
+        ref = _ref(profile, policy).decode(data)
+        try:
+            quiet = all((override[v] if v in override else base.view(v)) == ref.view(v)
+                        for v in _shown(out))
+        except ViewUnavailable:
+            quiet = False
+        if not quiet or kind in kinds:
+            return None
+        left += 1
+    return left
 
 
-def _fresh_outcomes(data: bytes, profile: str, run: Run, at: int
+def _fresh_outcomes(inputs: list[bytes], run: Run
                     ) -> list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]]:
-    """The decoder's outcomes on the fresh inputs (a failure is another finding's
-    business, so it is left out), within :data:`CHECK_SECONDS`."""
+    """The decoder's outcomes on ``inputs`` (a failure is another finding's business,
+    so it is left out), within :data:`CHECK_SECONDS`."""
     got: list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]] = []
     deadline = time.monotonic() + CHECK_SECONDS
-    for f in fresh_inputs(data, profile, at):
+    for f in inputs:
         if time.monotonic() > deadline:
             break
         r = run(f)
@@ -554,5 +654,5 @@ def _severity(klass: str) -> str:
     return "reporting" if klass in _REPORTING_CLASSES else "non-conformance"
 
 
-__all__ = ["SEVERITIES", "Explanation", "Finding", "Rule", "candidates", "explain", "family",
-           "finding_id", "fresh_inputs", "group", "rule_of", "window"]
+__all__ = ["RULES", "SEVERITIES", "Explanation", "Finding", "Rule", "candidates", "explain",
+           "family", "finding_id", "fresh_inputs", "group", "rule_of", "unexplained", "window"]

@@ -60,7 +60,7 @@ from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.engine import policy_tally
 from utf8fuzz.engine.differ import Differ
-from utf8fuzz.engine.explain import explain, family, finding_id, rule_of, window
+from utf8fuzz.engine.explain import RULES, explain, family, finding_id, rule_of, window
 from utf8fuzz.engine.generalize import MAX_POSITIONS, pattern, render
 from utf8fuzz.engine.minimize import minimize
 from utf8fuzz.engine.result import Result
@@ -462,4 +462,4 @@ def finding_of(data: bytes, sig: Signature, out: Outcome, decoder: Decoder,
     fam = family(name)
     return {"id": finding_id(fam, why.rule), "family": fam, "rule": why.rule,
             "explanation": why.text, "severity": why.severity, "pattern": pat,
-            "checked": why.checked}
+            "checked": why.checked, "rules": RULES}

@@ -10,6 +10,12 @@ checked on fresh inputs and generalized (:func:`.finder.finding_of`) when the
 decoder is available here and still gives the outcome recorded; otherwise it is
 explained from the recorded outcome, not checked (``checked`` 0).
 
+Explained again. A format-2 entry whose finding was made by older explanation
+rules (:func:`.corpus.stale`) gets its finding again from the current rules, where
+its decoder is available and still gives the recorded outcome (a finding's id
+depends on its rule: left stale, a nightly run would call the next evidence of the
+same cause new); otherwise it keeps its finding, and a note says why.
+
 Rules: nothing is lost (an entry is removed only once its replacements are
 written, under the corpus lock; a replacement never overwrites an entry of the
 same signature with a shorter input); running it twice changes nothing the
@@ -25,6 +31,7 @@ from typing import Any
 from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.engine import replay
 from utf8fuzz.engine.differ import Differ
+from utf8fuzz.engine.explain import RULES
 from utf8fuzz.engine.finder import finding_of
 from utf8fuzz.engine.signature import Signature
 
@@ -35,6 +42,8 @@ class Migrated:
     already current, and notes (one line each, escaped by the caller)."""
 
     converted: list[tuple[str, list[str]]] = field(default_factory=list)
+    #: (entry id, the finding's rule before, after) for each entry explained again
+    reexplained: list[tuple[str, str, str]] = field(default_factory=list)
     current: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -65,7 +74,22 @@ def migrate(corpus: Path, *, dry_run: bool = False) -> Migrated:
     for e in entries:
         side = e.sidecar
         if side.get("format", 1) >= corpus_mod.FORMAT and isinstance(side.get("finding"), dict):
-            done.current += 1
+            if not corpus_mod.stale(e):
+                done.current += 1
+                continue
+            sig = Signature.parse(str(side["signature"]))
+            recorded = corpus_mod.outcomes_of(side, len(e.data))
+            out = recorded.get(sig.decoders[0])
+            if out is None or not out.ok:  # a failure explains itself under any rules
+                finding, note = {**side["finding"], "rules": RULES}, None
+            else:
+                finding, note = _finding(e, sig, recorded)
+            if note:
+                done.notes.append(f"{e.id}: {note}; it keeps its finding")
+                continue
+            if not dry_run:
+                corpus_mod.replace_entry(corpus, e, [{**side, "finding": finding}])
+            done.reexplained.append((e.id, str(side["finding"]["rule"]), finding["rule"]))
             continue
         old = Signature.parse(str(side["signature"]))
         recorded = corpus_mod.outcomes_of(side, len(e.data))

@@ -1117,7 +1117,15 @@ def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: fl
     extra["work"] = str(w.root)
     exclude = killers(corpus)
     if corpus is not None:
-        progress.before = frozenset(corpus_mod.finding_ids(corpus))
+        entries, _ = corpus_mod.load(corpus)
+        progress.before = frozenset(f["id"] for e in entries
+                                    for f in corpus_mod.entry_findings(e))
+        old = sum(corpus_mod.stale(e) for e in entries)
+        if old:
+            progress.note(f"{old} corpus entr{'y was' if old == 1 else 'ies were'} explained "
+                          "by older rules: `utf8fuzz corpus migrate` explains them again "
+                          "(until then, new evidence of their causes may count as new "
+                          "findings)")
     control = Control(seconds, decoder_timeout())
     threads: list[threading.Thread] = []
     if want_atheris:
