@@ -1,6 +1,6 @@
 """The committed corpus (corpus/) grouped into findings: each finding listed by hand
 with the root cause it stands for, read off the decoder's behaviour on the entry's
-input and the spec clause the reference follows. Nine causes, nine findings."""
+input and the spec clause the reference follows. Eight causes, eight findings."""
 
 from __future__ import annotations
 
@@ -12,28 +12,30 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 
 #: (family, rule) -> the root cause, in words
 CAUSES: dict[tuple[str, str], str] = {
-    ("iconv", "profile:rfc2279/maximal-subpart"):
-        "glibc's UTF-8 decoder decodes RFC 2279's 5- and 6-byte forms and values above "
-        "U+10FFFF, which its 31-bit targets (UCS-4, wchar_t, UTF-8) pass on",
+    ("iconv", "profile:kuhn/checked-when-complete"):
+        "glibc's UTF-8 decoder reads the 31-bit sequences of RFC 2279 as Kuhn's FAQ "
+        "does (5- and 6-byte forms, values above U+10FFFF; no surrogates, no overlong "
+        "forms), which its 31-bit targets (UCS-4, wchar_t, UTF-8) pass on; and it "
+        "checks a sequence only once it has every byte the lead announces (E0 80 at "
+        "the end is one truncated error to it)",
     ("iconv", "checked-when-complete"):
-        "glibc checks a sequence only once it has every byte its lead announces: E0 80 "
-        "and ED A0 at the end are one truncated error to it (every target), and a "
-        "complete sequence it rejects, as UTF-32LE rejects one above U+10FFFF (F4 90 80 "
-        "80, F8 88 80 80 80), is an error over all its bytes but the last (what it calls "
-        "incomplete); it rejects what Unicode rejects, it reports it otherwise",
-    ("icu", "profile:unicode/maximal-subpart"):
-        "ICU's CESU-8 converter cuts a 4-byte lead and what follows it as UTF-8's maximal "
-        "subparts do (F0 9F one truncated error, F4 at the end truncated), though CESU-8 "
-        "has no 4-byte sequences",
-    ("icu", "profile:rfc2279/maximal-subpart"):
-        "ICU's CESU-8 converter takes an encoded surrogate half on its own as RFC 2279 "
-        "does: a lone ED A0 80 accepted, ED BD at the end one truncated error",
+        "the same decoder seen through the UTF-32LE target, which rejects what Unicode "
+        "rejects (above U+10FFFF included) but only once a sequence is complete: E0 80 "
+        "and ED A0 at the end are one truncated error, F4 90 80 80 and the 5- and 6-byte "
+        "forms an error over all their bytes but the last (what it calls incomplete): "
+        "a reporting difference, where the targets above accept",
+    ("icu", "profile:surrogatepass/maximal-subpart+4-byte-one-error"):
+        "ICU's CESU-8 converter reads sequences as UTF-8 with encoded surrogates does: a "
+        "lone surrogate half (ED A0 80) is accepted, a 4-byte prefix (F0 9F, F4) is cut "
+        "as UTF-8's maximal subparts, and a complete 4-byte sequence, which CESU-8 has "
+        "none of, is one error",
     ("pyicu", "ignore-substitutes"):
         "PyICU's ignore mode substitutes U+FFFD instead of dropping (upstream behaviour, "
         "in known.toml)",
-    ("cpython", "profile:unicode/maximal-subpart"):
-        "CPython's surrogatepass handler sees only complete encoded surrogates: ED A0 at the "
-        "end is Unicode's two illegal errors, not the surrogatepass profile's one truncated",
+    ("cpython", "errors-as:unicode"):
+        "CPython's surrogatepass handler takes only complete encoded surrogates; what it "
+        "rejects is cut by the UTF-8 decoder underneath, by Unicode's maximal subparts "
+        "(ED A0 at the end: two errors, where the surrogatepass profile has one)",
     ("mutf8", "continuations-unchecked"):
         "amulet-mutf8's Python decoder takes the bytes after a lead byte as its "
         "continuation bytes without checking them (RFC 2279's bit layout alone), and a "

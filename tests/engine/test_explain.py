@@ -130,8 +130,9 @@ def test_a_run_reports_its_signatures_as_findings(tmp_path: Path) -> None:
     assert sub["family"] == "pyicu" and len(sub["signatures"]) >= 3
     assert sub["decoders"] == ["pyicu:ignore"] and sub["known"] is False
     # checked on fresh inputs: the naive legacy decoder (an explanation of C0 80 alone)
-    # also decodes C1 80, which the planted decoder rejects; modified UTF-8 does not
-    c080 = by_rule["profile:mutf8/maximal-subpart"]
+    # also decodes C1 80, which the planted decoder rejects; modified UTF-8 has no
+    # 4-byte sequences, which it decodes: no rule fits but the signature's own words
+    c080 = by_rule["accepts-ill-formed/non-shortest-form"]
     assert c080["decoders"] == ["planted:accepts-c080"] and c080["pattern"] == "C0 80"
     signatures = [s for f in r["findings"] for s in f["signatures"]]
     assert sorted(set(signatures)) == sorted(x["signature"] for x in r["new"])
@@ -153,10 +154,12 @@ def test_a_rule_is_believed_only_after_fresh_inputs() -> None:
                                                for s in res.signature_set())
     x = explain(data, d.decode(data), "unicode", "maximal-subpart", "accepts-ill-formed",
                 "non-shortest-form", run=run)
-    # ... where modified UTF-8 (C0 80 is U+0000, nothing else is) holds on all of them
-    assert x.rule == "profile:mutf8/maximal-subpart"
-    assert x.checked == len(fresh_inputs(data, "unicode"))
-    assert "C1 80" in {f.hex(" ").upper() for f in fresh_inputs(data, "unicode")}
+    # ... and modified UTF-8 (C0 80 is U+0000, as here) is refuted by U+1F600 before
+    # it (F0 9F 98 80: modified UTF-8 has no 4-byte sequences; the planted decoder is
+    # CPython's): what is left is the signature's own words, which predict nothing
+    assert (x.rule, x.checked) == ("accepts-ill-formed/non-shortest-form", 0)
+    fresh = {f.hex(" ").upper() for f in fresh_inputs(data, "unicode")}
+    assert {"C1 80", "F0 9F 98 80 C0 80"} <= fresh
 
 
 @pytest.mark.parametrize("hexed", ["F0 90 41", "F1 80 80 E2 82 AC", "41 F4 8F 80 C3 A9"])
@@ -220,7 +223,7 @@ def test_each_planted_bug_is_one_finding_whatever_surrounds_it(seed: int) -> Non
     assert seen == {n: {finding_id(family(n), _RULES[n])} for n in seen}
 
 
-_RULES = {"planted:accepts-c080": "profile:mutf8/maximal-subpart",
+_RULES = {"planted:accepts-c080": "accepts-ill-formed/non-shortest-form",
           "planted:swallows-after-truncated4": "swallows-next-byte:incomplete-4-byte-sequence",
           "planted:surrogate-as-one-error": "different-error-offset/surrogate",
           "planted:crashes-on-fe": "crash:IndexError",
@@ -320,25 +323,51 @@ def _finding(d: Decoder, hexed: str) -> str:
     return str(finding_of(data, div.signature, d.decode(data), d)["rule"])
 
 
-@pytest.mark.parametrize("name", ["iconv:utf32le", "iconv:utf8"])
-def test_glibc_checks_a_sequence_when_complete(name: str) -> None:
+def test_glibc_checks_a_sequence_when_complete() -> None:
     # glibc calls E0 80 and ED A0 at the end incomplete (truncated) where Unicode's
     # table rejects their second byte: it checks a sequence only once it has all the
     # bytes the lead announces. E0 80 alone would fit the naive legacy profile too:
     # the sequence completed (E0 80 80, rejected over its first two bytes) does not.
-    d = _real(name)
-    for hexed in ("E0 80", "ED A0"):
-        assert _finding(d, hexed) == "checked-when-complete", hexed
-
-
-def test_glibc_utf32le_rejects_beyond_10ffff_when_complete() -> None:
-    # One cause, three spec features: F4 90 80 80 (above U+10FFFF), a 5- and a 6-byte
-    # form, each an error over all its bytes but the last; the 31-bit targets accept
-    # them (RFC 2279), another finding.
+    # Its UTF-32LE target rejects a value above U+10FFFF the same way: F4 90 80 80, a
+    # 5- and a 6-byte form, each an error over all its bytes but the last.
     d = _real("iconv:utf32le")
-    for hexed in ("F4 90 80 80", "F8 88 80 80 80", "FC 84 80 80 80 80"):
+    for hexed in ("E0 80", "ED A0", "F4 90 80 80", "F8 88 80 80 80", "FC 84 80 80 80 80"):
         assert _finding(d, hexed) == "checked-when-complete", hexed
-    assert _finding(_real("iconv:ucs4"), "F8 88 80 80 80") == "profile:rfc2279/maximal-subpart"
+
+
+def test_glibc_31_bit_targets_read_kuhns_ucs() -> None:
+    # The UCS-4 and UTF-8 targets keep what glibc's decoder reads: Kuhn's 31-bit
+    # sequences (5- and 6-byte forms, values above U+10FFFF; no surrogates), checked
+    # when complete: one rule for all of it, the end of the input included.
+    for name in ("iconv:ucs4", "iconv:utf8"):
+        d = _real(name)
+        for hexed in ("F4 90", "F8 88 80 80 80", "E0 80", "ED A0"):
+            assert _finding(d, hexed) == "profile:kuhn/checked-when-complete", (name, hexed)
+
+
+def test_one_rule_for_icu_cesu8_and_one_for_java() -> None:
+    # ICU's CESU-8 converter reads sequences as UTF-8 with encoded surrogates
+    # (surrogatepass) and rejects a complete 4-byte sequence whole: the lone surrogate
+    # half it accepts and the 4-byte prefix it cuts as UTF-8 does are one rule. The
+    # JDK reads an encoded surrogate as one sequence and rejects it whole, whether it
+    # is complete, cut by the end, or followed by other errors.
+    icu = _real("icu:cesu8")
+    for hexed in ("ED A0 80", "ED BD", "F0 9F", "F4"):
+        assert _finding(icu, hexed) == "profile:surrogatepass/maximal-subpart+4-byte-one-error"
+    for name, inputs in (("java:string", ("ED A0", "ED B0 E3 E3", "ED BF F8 81")),
+                         ("java:charsetdecoder", ("ED A0", "ED A0 80 41"))):
+        d = _real(name)
+        for hexed in inputs:
+            assert _finding(d, hexed) == \
+                "profile:surrogatepass/maximal-subpart+surrogate-one-error", (name, hexed)
+
+
+def test_cpython_surrogatepass_cuts_what_it_rejects_as_unicode() -> None:
+    # Its error handler takes only complete encoded surrogates; the bytes it rejects
+    # are cut by the UTF-8 decoder underneath, by Unicode's maximal subparts.
+    d = _real("cpython:surrogatepass")
+    for hexed in ("ED A0", "ED A0 41"):
+        assert _finding(d, hexed) == "errors-as:unicode", hexed
 
 
 def test_one_rule_per_mutf8_loop() -> None:

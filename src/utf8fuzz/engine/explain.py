@@ -18,7 +18,10 @@ in this order, the first that reproduces every view the decoder showed deciding:
    (``checked-when-complete``: glibc's iconv, which rejects what the table rejects
    and reports it otherwise; before the other profiles, which fit such a decoder at
    the end of the input); or what another profile does
-   (``profile:rfc2279/maximal-subpart``: it decodes RFC 2279's forms);
+   (``profile:rfc2279/maximal-subpart``: it decodes RFC 2279's forms), also where
+   it reads sequences as that profile does and then rejects some whole (an encoded
+   surrogate, a 4-byte sequence, a value above the claimed profile's top:
+   ``+surrogate-one-error``), or checks them only when complete;
 3. a view transformation: its ignore view keeps one U+FFFD per error
    (``ignore-substitutes``); its text shows each ill-formed byte as U+0080..U+00FF
    (``bytes-as-latin1``); it takes the bytes a lead announces unchecked
@@ -26,7 +29,9 @@ in this order, the first that reproduces every view the decoder showed deciding:
 4. a token rule: every error of one spec feature takes the byte after it into the
    same U+FFFD (``swallows-next-byte:incomplete-4-byte-sequence``: the byte that
    ended a truncated sequence is lost);
-5. a reason or span rule: it cuts the end of the input by the lead's high bits alone
+5. a reason or span rule: it accepts what it claims but cuts the ill-formed bytes
+   between as another profile does (``errors-as:unicode``: CPython's surrogatepass
+   handler); it cuts the end of the input by the lead's high bits alone
    (one truncated error); it calls an impossible prefix at the end truncated, or a
    truncation illegal; its error spans cover the lead byte only;
 6. for a streaming decoder that differs from its own one-shot result, the feature of
@@ -184,35 +189,43 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                 profile, pol)
     # Before the other profiles: at the end of the input it looks like one that takes
     # RFC 2279's prefixes (legacy, rfc2279); the sequence completed tells them apart.
-    yield Rule(Explanation(
-        "checked-when-complete",
-        "it takes the bytes a lead announces (RFC 2279 section 2) while they are "
-        "continuation bytes and checks the sequence against the table only once it has "
-        "them all: a prefix the table rejects is still incomplete to it, and a complete "
-        "sequence the table rejects is an error over all its bytes but the last (the "
-        "longest prefix it called incomplete)", "reporting"),
-        _when_complete(_ref(profile, policy), _ref("legacy", policy)), _completed)
+    yield _when_complete_rule(profile, profile, policy, klass)
     for prof in REGISTRY:
-        if prof != profile:
-            for pol in (policy, *[p for p in POLICIES if p != policy]):
-                yield _reference_rule(
-                    f"profile:{prof}/{pol}",
+        if prof == profile:
+            continue
+        for pol in (policy, *[p for p in POLICIES if p != policy]):
+            yield _reference_rule(
+                f"profile:{prof}/{pol}",
+                f"it decodes these bytes as the {prof} profile does "
+                f"({REGISTRY[prof].spec}), where it claims {profile}",
+                _severity(klass), prof, pol)
+            if _surrogates(prof) and not _surrogates(profile):
+                yield Rule(Explanation(
+                    f"profile:{prof}/{pol}+surrogate-one-error",
+                    f"it reads an encoded surrogate (ED A0..BF 80..BF) as one sequence, "
+                    f"as the {prof} profile does ({REGISTRY[prof].spec}), and rejects it "
+                    f"as one error over its whole sequence: it rejects what {profile} "
+                    f"rejects, but cuts it into errors otherwise (a policy difference)",
+                    "policy"), _one_error(_ref(prof, pol), _is_surrogate))
+            if _has_length(prof, 4) and not _has_length(profile, 4):
+                yield Rule(Explanation(
+                    f"profile:{prof}/{pol}+4-byte-one-error",
+                    f"it reads 4-byte sequences as the {prof} profile does "
+                    f"({REGISTRY[prof].spec}), which {profile} has none of, and "
+                    f"rejects each complete one as one error over its whole sequence",
+                    _severity(klass)),
+                    _one_error(_ref(prof, pol), lambda t: t.end - t.start == 4))
+            top = REGISTRY[profile].max_codepoint
+            if REGISTRY[prof].max_codepoint > top:
+                yield Rule(Explanation(
+                    f"profile:{prof}/{pol}+beyond-{top:X}-one-error",
                     f"it decodes these bytes as the {prof} profile does "
-                    f"({REGISTRY[prof].spec}), where it claims {profile}",
-                    _severity(klass), prof, pol)
-                top = REGISTRY[profile].max_codepoint
-                if REGISTRY[prof].max_codepoint > top:
-                    for short in (False, True):
-                        yield Rule(Explanation(
-                            f"profile:{prof}/{pol}+beyond-{top:X}-"
-                            + ("error-but-last-byte" if short else "one-error"),
-                            f"it decodes these bytes as the {prof} profile does "
-                            f"({REGISTRY[prof].spec}), where it claims {profile}, and "
-                            f"reports a value above U+{top:04X} as one error over "
-                            + ("all of its sequence's bytes but the last (the longest "
-                               "prefix it still calls incomplete)" if short else
-                               "its whole sequence"),
-                            _severity(klass)), _beyond(_ref(prof, pol), top, short))
+                    f"({REGISTRY[prof].spec}), where it claims {profile}, and reports "
+                    f"a value above U+{top:04X} as one error over its whole sequence",
+                    _severity(klass)),
+                    _one_error(_ref(prof, pol), _above(top)))
+        yield _when_complete_rule(prof, profile, policy, klass)
+    table = REGISTRY[profile]
     mine = _ref(profile, policy)
 
     def substitutes(d: bytes) -> Prediction:
@@ -243,9 +256,10 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
             "no 10xxxxxx check, no range check), and a lead the end cuts short is an "
             "error by itself"
             + ("; any other byte it passes through as Latin-1: it reports no error but a "
-               "lead byte the end of the input cuts short" if latin1 else ""),
+               "lead byte the end of the input cuts short" if latin1 else "")
+            + ("; a high and a low surrogate so taken make one pair, as the profile's "
+               "pairs do" if any(r.length == 6 for r in mine.table.rows) else ""),
             "non-conformance"), _unchecked(mine, latin1))
-    table = REGISTRY[profile]
     merged: list[str] = []
     for t in mine.decode(data).tokens[:-1]:
         f = feature_of(data, t, table)
@@ -263,6 +277,15 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
             "input one truncated error, as far as the lead's high bits announce (RFC 2279 "
             "section 2), whatever the table's ranges for its second byte say",
             "reporting"), _truncated_tail(mine))
+    if any(t.kind != "char" for t in mine.decode(data).tokens):
+        for prof in REGISTRY:
+            if prof != profile:
+                yield Rule(Explanation(
+                    f"errors-as:{prof}",
+                    f"it accepts what {profile} accepts, as it claims, but cuts the "
+                    f"ill-formed bytes between into errors as the {prof} profile does "
+                    f"({REGISTRY[prof].spec})", "reporting"),
+                    _errors_as(mine, _ref(prof, policy)))
     yield Rule(Explanation("truncated-for-illegal",
                            "it calls truncated an error that no byte could complete (an "
                            "impossible prefix cut off by the end of the input)", "reporting"),
@@ -323,6 +346,7 @@ def _merging(ref: Reference, prof: Profile, feat: str) -> Callable[[bytes], Pred
 
 def _unchecked(ref: Reference, latin1: bool) -> Callable[[bytes], Prediction]:
     lengths = _announced(ref.table)
+    pairs = any(r.length == 6 for r in ref.table.rows) and 6 not in lengths
 
     def predict(d: bytes) -> Prediction:
         toks: list[Token] = []
@@ -347,8 +371,26 @@ def _unchecked(ref: Reference, latin1: bool) -> Callable[[bytes], Prediction]:
                     toks.append(Token(t.kind, t.value, s0, i + t.end, t.reason))
             else:
                 i = len(d)
+        if pairs:
+            toks = _paired(toks)
         return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
     return predict
+
+
+def _paired(toks: list[Token]) -> list[Token]:
+    """A high surrogate's 3-byte character followed by a low one's made one character,
+    as CESU-8's and modified UTF-8's 6-byte pairs are."""
+    out: list[Token] = []
+    for t in toks:
+        p = out[-1] if out else None
+        if (p is not None and p.kind == t.kind == "char" and p.value is not None
+                and t.value is not None and 0xD800 <= p.value <= 0xDBFF
+                and 0xDC00 <= t.value <= 0xDFFF and p.end - p.start == t.end - t.start == 3):
+            out[-1] = Token("char", 0x10000 + ((p.value - 0xD800) << 10) + (t.value - 0xDC00),
+                            p.start, t.end)
+        else:
+            out.append(t)
+    return out
 
 
 def _announced(table: Profile) -> frozenset[int]:
@@ -374,6 +416,23 @@ def _structural_tail(data: bytes, ref: Reference) -> int | None:
             return None
         return None if len(tail) == 1 and tail[0].reason == "truncated" else p
     return None
+
+
+def _when_complete_rule(prof: str, profile: str, policy: str, klass: str) -> Rule:
+    """checked-when-complete, reading values as ``prof`` does (``profile``: the claimed
+    one, a reporting difference; another: as that profile's rules are)."""
+    own = prof == profile
+    return Rule(Explanation(
+        "checked-when-complete" if own else f"profile:{prof}/checked-when-complete",
+        ("" if own else f"it decodes these bytes as the {prof} profile does "
+         f"({REGISTRY[prof].spec}), where it claims {profile}; ")
+        + "it takes the bytes a lead announces (RFC 2279 section 2) while they are "
+        "continuation bytes and checks the sequence against the table only once it has "
+        "them all: a prefix the table rejects is still incomplete to it, and a complete "
+        "sequence the table rejects is an error over all its bytes but the last (the "
+        "longest prefix it called incomplete)",
+        "reporting" if own else _severity(klass)),
+        _when_complete(_ref(prof, policy), _ref("legacy", policy)), _completed)
 
 
 def _when_complete(ref: Reference, layout: Reference) -> Callable[[bytes], Prediction]:
@@ -413,6 +472,33 @@ def _completed(data: bytes) -> list[bytes]:
     return []
 
 
+def _errors_as(mine: Reference, theirs: Reference) -> Callable[[bytes], Prediction]:
+    """``mine``'s characters, and between them ``theirs``'s tokens where they are errors
+    that cover the same bytes (else ``mine``'s)."""
+    def predict(d: bytes) -> Prediction:
+        other = theirs.decode(d).tokens
+        toks: list[Token] = []
+        run: list[Token] = []
+
+        def flush() -> None:
+            if run:
+                lo, hi = run[0].start, run[-1].end
+                cut = [t for t in other if lo <= t.start < hi]
+                ok = cut and cut[-1].end == hi and all(t.kind != "char" for t in cut) \
+                    and any(t.start == lo for t in other)
+                toks.extend(cut if ok else run)
+                run.clear()
+        for t in mine.decode(d).tokens:
+            if t.kind == "char":
+                flush()
+                toks.append(t)
+            else:
+                run.append(t)
+        flush()
+        return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
+    return predict
+
+
 def _truncated_tail(ref: Reference) -> Callable[[bytes], Prediction]:
     def predict(d: bytes) -> Prediction:
         r = ref.decode(d)
@@ -425,27 +511,31 @@ def _truncated_tail(ref: Reference) -> Callable[[bytes], Prediction]:
     return predict
 
 
-def _beyond(ref: Reference, top: int, short: bool) -> Callable[[bytes], Prediction]:
-    """``ref``'s tokens, each character above ``top`` an illegal error over its bytes
-    (``short``: all but the last, which is decoded next, as the bytes after an error)."""
+def _surrogates(profile: str) -> bool:
+    """Does ``profile`` decode an encoded surrogate (ED A0 80) as one character?"""
+    toks = _ref(profile, "maximal-subpart").decode(b"\xed\xa0\x80").tokens
+    return len(toks) == 1 and toks[0].kind == "char"
+
+
+def _has_length(profile: str, n: int) -> bool:
+    """Has ``profile`` sequences of ``n`` bytes that a lead announces (RFC 2279
+    section 2)?"""
+    return n in _announced(REGISTRY[profile])
+
+
+def _is_surrogate(t: Token) -> bool:
+    return t.value is not None and 0xD800 <= t.value <= 0xDFFF
+
+
+def _above(top: int) -> Callable[[Token], bool]:
+    return lambda t: t.value is not None and t.value > top
+
+
+def _one_error(ref: Reference, which: Callable[[Token], bool]) -> Callable[[bytes], Prediction]:
+    """``ref``'s tokens, each character ``which`` picks an illegal error over its bytes."""
     def predict(d: bytes) -> Prediction:
-        if short:
-            toks: list[Token] = []
-            i = 0
-            while i < len(d):
-                for t in ref.decode(d[i:]).tokens:
-                    if t.kind == "char" and t.value is not None and t.value > top:
-                        toks.append(Token("error", None, i + t.start, i + t.end - 1,
-                                          "illegal"))
-                        i += t.end - 1
-                        break
-                    toks.append(Token(t.kind, t.value, i + t.start, i + t.end, t.reason))
-                else:
-                    i = len(d)
-            return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
         toks = [Token("error", None, t.start, t.end, "illegal")
-                if t.kind == "char" and t.value is not None and t.value > top else t
-                for t in ref.decode(d).tokens]
+                if t.kind == "char" and which(t) else t for t in ref.decode(d).tokens]
         return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
     return predict
 
@@ -458,6 +548,12 @@ def _reasons(ref: Reference, mine: str, theirs: str) -> Callable[[bytes], Predic
     return predict
 
 
+#: Sequences where decoders part: ill-formed ones of four spec features (non-shortest
+#: form, surrogate, above U+10FFFF, a 5-byte form) that maximal subparts cut into one
+#: error per byte and whole-sequence policies into one, and a 4-byte character (U+1F600;
+#: CESU-8 and modified UTF-8 have no 4-byte sequences): a rule about one meets the others.
+_PROBES = tuple(bytes.fromhex(h) for h in
+                ("E0 80 80", "ED A0 80", "F4 90 80 80", "F8 88 80 80 80", "F0 9F 98 80"))
 #: A lead byte announcing each length (RFC 2279 section 2), none of them a form some
 #: profile treats specially (C0, E0, ED, F0 and F4 are).
 _LEADS = {2: 0xC2, 3: 0xE1, 4: 0xF1, 5: 0xF9, 6: 0xFD}
@@ -475,8 +571,8 @@ def fresh_inputs(data: bytes, profile: str, at: int = 0) -> list[bytes]:
     profile (A, U+00E9 and U+20AC as the profile encodes them, before or after it,
     and it twice), it followed by a lead byte of each length the profile's leads
     announce and ASCII where that lead's continuation bytes belong (C2 41, E1 41 41,
-    ...), it after a continuation byte no lead claims (80), each of 12 of its bytes
-    deleted, and each of them replaced by the
+    ...), it after a continuation byte no lead claims (80) and after each of
+    :data:`_PROBES`, each of 12 of its bytes deleted, and each of them replaced by the
     lowest and highest byte of its class in ``profile``'s table: the first 12 of a
     short input, the 12 around offset ``at`` (its first difference) of a long one.
 
@@ -495,6 +591,7 @@ def fresh_inputs(data: bytes, profile: str, at: int = 0) -> list[bytes]:
     # continuation bytes belong: what a decoder that does not check them shows
     out += [data + bytes([_LEADS[n]]) + b"A" * (n - 1) for n in sorted(_announced(table))]
     out.append(b"\x80" + data)  # a continuation byte no lead claims
+    out += [p + data for p in _PROBES]  # each before it: decoded before it begins
     if len(data) <= 32:
         out.append(data + data)
     where = window(data, at, 12)
