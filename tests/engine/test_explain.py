@@ -380,3 +380,42 @@ def test_one_rule_per_mutf8_loop() -> None:
         assert _finding(c, hexed) == "continuations-unchecked+latin1", hexed
     for hexed in ("C2 41", "ED A0", "EF BF FF"):
         assert _finding(py, hexed) == "continuations-unchecked", hexed
+
+
+def test_the_summary_counts_the_finding_the_corpus_kept(tmp_path: Path) -> None:
+    # Two workers meet one signature: the first reports it with its own minimized
+    # input and finding, the second saves a shorter input, whose explanation the
+    # corpus keeps. The summary's findings (the nightly count, the exit status) are
+    # those of what the corpus holds, not of the first report.
+    from utf8fuzz.engine.run import Progress, summary
+
+    d = planted_truncated4()
+    finder = Finder([d], tmp_path, "test", minimize_seconds=2, tally=False)
+    finder.consider(bytes.fromhex("41 F0 90 41"))
+    (kept,) = finder.found
+    first = {**kept.to_json(), "input": "41f09041",
+             "finding": {**kept.finding, "id": "0" * 16, "rule": "an-older-explanation"}}
+    progress = Progress()
+    progress.add_new([first])
+    r = summary([d], progress, tmp_path, ["test"])
+    assert [f["rule"] for f in r["findings"]] == [kept.finding["rule"]]
+    assert r["new_findings"] == [kept.finding["id"]]
+    assert r["new"][0]["input"] == kept.input.hex()
+
+
+def test_past_the_budget_rules_that_need_checking_are_passed_over(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A long input makes every prediction walk all of it: past EXPLAIN_SECONDS the
+    # rules not yet checked are passed over, and what is left is the rule that
+    # predicts nothing (the worker goes back to fuzzing; the entry is still saved).
+    import utf8fuzz.engine.explain as explain_mod
+
+    d = planted_truncated4()
+    data = bytes.fromhex("F0 90 41")
+    (div,) = Differ([d]).run(data, full=True).divergences
+    checked = finding_of(data, div.signature, d.decode(data), d)
+    assert checked["rule"] == "swallows-next-byte:incomplete-4-byte-sequence"
+    monkeypatch.setattr(explain_mod, "EXPLAIN_SECONDS", -1.0)
+    over = finding_of(data, div.signature, d.decode(data), d)
+    assert (over["rule"], over["checked"]) == (str(div.signature.klass) + "/"
+                                               + div.signature.feature, 0)

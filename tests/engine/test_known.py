@@ -69,6 +69,27 @@ reason = "31-bit"
     assert k.match("unicode/accepts-ill-formed/5-byte-form/ICONV:ucs4") is None
 
 
+def test_a_rule_accepts_a_cause_at_every_feature_and_nothing_else(tmp_path: Path) -> None:
+    # The JDK's encoded-surrogate habit shows at many features (whatever follows the
+    # surrogate); one entry on its finding's rule accepts them all, and another
+    # finding of the same decoder (a crash, say) stays news.
+    write(tmp_path, """
+[[known]]
+decoder = "java:*"
+rule = "profile:surrogatepass/*+surrogate-one-error"
+reason = "JDK"
+""")
+    k = load(tmp_path)
+    habit = "profile:surrogatepass/maximal-subpart+surrogate-one-error"
+    for sig in ("unicode/different-replacement/surrogate/java:string",
+                "unicode/different-replacement/5-byte-form/java:string",
+                "unicode/different-error-offset/surrogate/java:charsetdecoder"):
+        assert k.match(sig, habit) == "JDK", sig
+    assert k.match("unicode/crash/SIGSEGV/java:string", "crash:SIGSEGV") is None
+    # an entry with a rule never matches a signature whose finding is not given
+    assert k.match("unicode/different-replacement/surrogate/java:string") is None
+
+
 def test_a_signature_is_known_only_when_each_of_its_decoders_is(tmp_path: Path) -> None:
     write(tmp_path, """
 [[known]]

@@ -168,14 +168,15 @@ def _report(corpus: Path, out: Path, result: dict[str, Any]) -> str | None:
 
 def _progress_line(progress: Progress, known: Known | None = None) -> str:
     """The live line; signatures ``known`` accepts are counted apart from new ones."""
-    from utf8fuzz.engine.run import split_known
+    from utf8fuzz.engine.run import as_saved, split_known
 
     el = max(1e-9, time.monotonic() - progress.started)
     n = progress.total
     with progress.lock:
         div = sum(progress.divergent.values())
         found, crashes = list(progress.new), progress.crashes
-    new, accepted = split_known(found, known)
+    # as the corpus holds them: a finding explained on the shorter input a worker kept
+    new, accepted = split_known([as_saved(x) for x in found], known)
     fresh = {str((x.get("finding") or {}).get("id", x["signature"])) for x in new} - set(
         progress.before)
     return (f"fuzzing {el:6.0f}s  execs {n:>9,}  ({n / el:,.0f}/s)  divergent inputs {div:,}  "

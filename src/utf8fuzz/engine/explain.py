@@ -89,6 +89,12 @@ RULES = 2
 #: The longest a check on fresh inputs may take (seconds); the inputs are few
 #: (:func:`fresh_inputs`), so only a very slow decoder meets it.
 CHECK_SECONDS = 2.0
+#: The longest the rules may take to be checked for one input (seconds): past it,
+#: rules that would need checking are passed over (the best one checked so far, or
+#: the rule that predicts nothing, is the explanation). Only a long input, whose
+#: every prediction walks all of it, meets it: its bug is where it is, which a rule
+#: about profiles and policies rarely says anyway.
+EXPLAIN_SECONDS = 4.0
 
 
 @dataclass(frozen=True)
@@ -437,24 +443,29 @@ def _when_complete_rule(prof: str, profile: str, policy: str, klass: str) -> Rul
 
 def _when_complete(ref: Reference, layout: Reference) -> Callable[[bytes], Prediction]:
     """Tokens cut by RFC 2279's bit layout alone (``layout``, the legacy profile), each
-    sequence it decodes kept where ``ref`` decodes it to one character, else an
-    illegal error over all its bytes but the last, after which decoding resumes."""
+    sequence it decodes kept where ``ref`` decodes the same bytes to one character,
+    else an illegal error over all its bytes but the last, after which decoding
+    resumes. Each is decoded once from each point where decoding resumes."""
     def predict(d: bytes) -> Prediction:
         toks: list[Token] = []
         i = 0
         while i < len(d):
+            theirs = iter(ref.decode(d[i:]).tokens)
+            r = next(theirs, None)
             for t in layout.decode(d[i:]).tokens:
-                s, e = i + t.start, i + t.end
-                if t.kind != "char":
-                    toks.append(Token(t.kind, t.value, s, e, t.reason))
-                    continue
-                one = ref.decode(d[s:e]).tokens
-                if len(one) == 1 and one[0].kind == "char":
-                    toks.append(Token("char", one[0].value, s, e))
-                    continue
-                toks.append(Token("error", None, s, max(s + 1, e - 1), "illegal"))
-                i = max(s + 1, e - 1)
-                break
+                while r is not None and r.start < t.start:
+                    r = next(theirs, None)
+                if t.kind == "char" and not (r is not None and r.kind == "char"
+                                             and r.start == t.start and r.end == t.end):
+                    # a sequence the table rejects: resume before its last byte
+                    s, e = i + t.start, i + t.end
+                    toks.append(Token("error", None, s, max(s + 1, e - 1), "illegal"))
+                    i = max(s + 1, e - 1)
+                    break
+                u = r if t.kind == "char" else t  # ref's value (an offset profile's)
+                assert u is not None
+                toks.append(u if i == 0 else Token(u.kind, u.value, i + u.start, i + u.end,
+                                                   u.reason))
             else:
                 i = len(d)
         return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
@@ -623,14 +634,18 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
     (:func:`unexplained` says when one does not, and which fresh inputs it leaves to
     another bug); of the rules that hold, the first that leaves none wins, else the
     one that leaves fewest (the first of those): the rule that explains more of what
-    the decoder did. Without ``run``, the first rule that holds, not checked
+    the decoder did; past :data:`EXPLAIN_SECONDS`, rules not yet checked are passed
+    over. Without ``run``, the first rule that holds, not checked
     (``checked`` 0)."""
     if not out.ok:
         what = "hangs" if out.status == "timeout" else f"crashes ({feature})"
         return Explanation(f"{out.status}:{feature}", f"it {what}", "non-conformance")
     fresh: list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]] | None = None
     best: tuple[int, Explanation] | None = None
+    deadline = time.monotonic() + EXPLAIN_SECONDS
     for rule in candidates(data, profile, policy, klass, feature):
+        if run is not None and rule.predict is not None and time.monotonic() > deadline:
+            continue
         if not rule.holds(data, out):
             continue
         if run is None:
@@ -640,7 +655,7 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
         if fresh is None:
             fresh = _fresh_outcomes(fresh_inputs(data, profile, at), run)
         extra = _fresh_outcomes(rule.probes(data), run) if rule.probes else []
-        left = unexplained(rule, fresh + extra, profile, policy, (klass, feature))
+        left = unexplained(rule, fresh + extra, profile, policy, (klass, feature), deadline)
         if left is None:
             continue
         e = rule.explanation
@@ -654,9 +669,11 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
 
 
 def unexplained(rule: Rule, fresh: Iterable[tuple[bytes, Outcome, frozenset[tuple[str, str]]]],
-                profile: str, policy: str, kind: tuple[str, str]) -> int | None:
+                profile: str, policy: str, kind: tuple[str, str],
+                deadline: float = float("inf")) -> int | None:
     """How many of the decoder's outcomes on fresh inputs ``rule`` leaves to another
-    bug; None when one refutes it. A fresh outcome the rule does not reproduce
+    bug; None when one refutes it, or when ``deadline`` (``time.monotonic()``)
+    passes before all are checked. A fresh outcome the rule does not reproduce
     refutes it, unless the rule predicts no divergence there and the decoder's
     divergence is of another class or feature than the one explained (``kind``):
     that is another finding's evidence, not this rule's failure (a decoder with two
@@ -664,6 +681,8 @@ def unexplained(rule: Rule, fresh: Iterable[tuple[bytes, Outcome, frozenset[tupl
     assert rule.predict is not None
     left = 0
     for data, out, kinds in fresh:
+        if time.monotonic() > deadline:
+            return None
         if rule.holds(data, out):
             continue
         base, override = rule.predict(data)

@@ -11,11 +11,15 @@ changes (today a signature; later a finding per root cause):
     class = "different-replacement"   # optional glob (default "*")
     feature = "*"                     # optional glob
     profile = "unicode"               # optional glob
+    rule = "ignore-substitutes"       # optional glob: the finding's explanation rule
     reason = "substitutes U+FFFD where errors are dropped: upstream behaviour"
 
 Contract of :meth:`Known.match`: a signature is known when *each* of its decoders is
 matched by some entry whose ``class``, ``feature`` and ``profile`` globs match the
-signature too. A signature naming two decoders of which only one is accepted still
+signature too, and whose ``rule`` glob matches the explanation rule of the
+signature's finding (an entry with a ``rule`` never matches a signature whose
+finding is not given: it accepts a cause, whatever features it shows at). A
+signature naming two decoders of which only one is accepted still
 counts: the other decoder's divergence is news. Globs are case-sensitive
 (:func:`fnmatch.fnmatchcase`), so a match does not depend on the platform.
 
@@ -47,7 +51,7 @@ FILE = "known.toml"
 #: hostile, and is refused unread.
 MAX_KNOWN_BYTES = 1 << 20
 _REQUIRED = ("decoder", "reason")
-_OPTIONAL = ("class", "feature", "profile")
+_OPTIONAL = ("class", "feature", "profile", "rule")
 #: Longer strings are refused: a glob or a reason is a line, not a document.
 MAX_FIELD_CHARS = 1000
 
@@ -65,12 +69,15 @@ class Rule:
     klass: str = "*"
     feature: str = "*"
     profile: str = "*"
+    rule: str = "*"
 
-    def covers(self, sig: Signature, decoder: str) -> bool:
-        """This entry accepts ``decoder``'s part in ``sig``."""
+    def covers(self, sig: Signature, decoder: str, rule: str | None = None) -> bool:
+        """This entry accepts ``decoder``'s part in ``sig``, whose finding's rule is
+        ``rule`` (None: not given)."""
         return (fnmatchcase(decoder, self.decoder) and fnmatchcase(sig.klass, self.klass)
                 and fnmatchcase(sig.feature, self.feature)
-                and fnmatchcase(sig.profile, self.profile))
+                and fnmatchcase(sig.profile, self.profile)
+                and (self.rule == "*" or (rule is not None and fnmatchcase(rule, self.rule))))
 
 
 @dataclass(frozen=True)
@@ -79,11 +86,11 @@ class Known:
 
     rules: tuple[Rule, ...] = ()
 
-    def match(self, signature: Signature | str) -> str | None:
-        """The reason ``signature`` is known (the reasons of the entries that cover
-        its decoders, first match per decoder, distinct ones joined by ``"; "``),
-        or None when any of its decoders is not covered. A string that is not a
-        signature is never known."""
+    def match(self, signature: Signature | str, rule: str | None = None) -> str | None:
+        """The reason ``signature`` (whose finding's explanation rule is ``rule``) is
+        known (the reasons of the entries that cover its decoders, first match per
+        decoder, distinct ones joined by ``"; "``), or None when any of its decoders
+        is not covered. A string that is not a signature is never known."""
         if not self.rules:
             return None
         if isinstance(signature, str):
@@ -93,11 +100,11 @@ class Known:
                 return None
         reasons: list[str] = []
         for dec in signature.decoders:
-            rule = next((r for r in self.rules if r.covers(signature, dec)), None)
-            if rule is None:
+            hit = next((r for r in self.rules if r.covers(signature, dec, rule)), None)
+            if hit is None:
                 return None
-            if rule.reason not in reasons:
-                reasons.append(rule.reason)
+            if hit.reason not in reasons:
+                reasons.append(hit.reason)
         return "; ".join(reasons) if reasons else None
 
 
@@ -178,5 +185,5 @@ def _rules(doc: dict[str, Any], bad: Callable[[str], KnownError]) -> list[Rule]:
                 raise bad(f"{where}: {key!r} is longer than {MAX_FIELD_CHARS} characters")
         rules.append(Rule(decoder=item["decoder"], reason=item["reason"],
                           klass=item.get("class", "*"), feature=item.get("feature", "*"),
-                          profile=item.get("profile", "*")))
+                          profile=item.get("profile", "*"), rule=item.get("rule", "*")))
     return rules

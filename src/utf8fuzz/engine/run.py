@@ -942,18 +942,21 @@ def _stop_group(proc: subprocess.Popen[str]) -> None:
 # -- the run ----------------------------------------------------------------------------
 
 
-def _saved_input(x: dict[str, Any]) -> str:
-    """The input the corpus holds for the new signature ``x``: what another worker
-    saved first, if shorter, and never the one this worker met before minimizing."""
+def as_saved(x: dict[str, Any]) -> dict[str, Any]:
+    """The new signature ``x`` as the corpus holds it now: with the input and finding
+    of what another worker saved, if shorter (the minimized input a finding was
+    explained on), never the input this worker met before minimizing."""
     path = x.get("path")
     if path:
         try:
             side = corpus_mod.read_sidecar(Path(path))
             if side.get("signature") == x["signature"] and isinstance(side.get("input"), str):
-                return str(side["input"])
+                rec = side.get("finding")
+                return {**x, "input": str(side["input"]),
+                        **({"finding": rec} if isinstance(rec, dict) else {})}
         except (corpus_mod.CorpusError, OSError, ValueError):
             pass
-    return str(x["input"])
+    return x
 
 
 def split_known(found: Sequence[dict[str, Any]],
@@ -965,7 +968,7 @@ def split_known(found: Sequence[dict[str, Any]],
     fresh: list[dict[str, Any]] = []
     accepted: list[dict[str, Any]] = []
     for x in found:
-        reason = known.match(str(x["signature"]))
+        reason = known.match(str(x["signature"]), (x.get("finding") or {}).get("rule"))
         if reason is None:
             fresh.append(x)
         else:
@@ -1031,7 +1034,7 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
         divergent = sum(progress.divergent.values())
         failures, notes, crashes = list(progress.failures), list(progress.notes), \
             progress.crashes
-    new, accepted = split_known(new, known)
+    new, accepted = split_known([as_saved(x) for x in new], known)
     return {
         "decoders": sorted(d.name for d in decoders),
         "engines": list(engines),
@@ -1041,13 +1044,13 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
         "divergent_inputs": divergent,
         "new": [
             {"signature": x["signature"], "decoders": x["decoders"], "class": x["class"],
-             "feature": x["feature"], "input": _saved_input(x),
+             "feature": x["feature"], "input": x["input"],
              "position_dependent": x.get("position_dependent", False)}
             for x in new
         ],
         "known": [
             {"signature": x["signature"], "decoders": x["decoders"], "class": x["class"],
-             "feature": x["feature"], "input": _saved_input(x),
+             "feature": x["feature"], "input": x["input"],
              "reason": safe.text(x["reason"], 1000)}
             for x in accepted
         ],

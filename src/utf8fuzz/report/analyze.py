@@ -121,7 +121,8 @@ def _section(e: Entry, new: set[str], known: Known) -> Section:
         refs[name] = utf8fuzz.decode(e.data, rec.profile, rec.policy)
     grid = build_grid(e, ref, refs, ev.offset)
     return Section(e, ev, grid, diff_command(e), pytest_body(e, ev.clause.ref),
-                   e.signature in new, known.match(e.signature))
+                   e.signature in new,
+                   known.match(e.signature, (e.extra.get("finding") or {}).get("rule")))
 
 
 def analyze(corpus: Corpus, date: str, run: dict[str, Any] | None = None,
