@@ -216,9 +216,10 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
             if _has_length(prof, 4) and not _has_length(profile, 4):
                 yield Rule(Explanation(
                     f"profile:{prof}/{pol}+4-byte-one-error",
-                    f"it reads 4-byte sequences as the {prof} profile does "
-                    f"({REGISTRY[prof].spec}), which {profile} has none of, and "
-                    f"rejects each complete one as one error over its whole sequence",
+                    f"it decodes these bytes as the {prof} profile does "
+                    f"({REGISTRY[prof].spec}), where it claims {profile}, but rejects a "
+                    f"complete 4-byte sequence ({profile} has none) as one error over "
+                    f"its whole sequence",
                     _severity(klass)),
                     _one_error(_ref(prof, pol), lambda t: t.end - t.start == 4))
             top = REGISTRY[profile].max_codepoint
