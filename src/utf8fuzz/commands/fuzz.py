@@ -243,7 +243,9 @@ def _print_summary(result: dict[str, Any]) -> None:
     t.add_row("new findings", f"{len(result['new_findings'])} (from {len(result['new'])} new "
               "signatures; the others add evidence to findings already in the corpus)")
     if result.get("known"):
-        t.add_row("known", f"{len(result['known'])} (saved; accepted in known.toml, "
+        n_known = sum(1 for f in result["findings"] if f["known"])
+        t.add_row("known", f"{n_known} finding{'' if n_known == 1 else 's'} from "
+                  f"{len(result['known'])} signatures (saved; accepted in known.toml, "
                   "not counted as new)")
     if result.get("crashes"):
         t.add_row("crashes", f"{result['crashes']} (a decoder ended a fuzzing process; "
@@ -281,11 +283,16 @@ def _print_summary(result: dict[str, Any]) -> None:
                       cell(x["input"].upper()))
         console.print(n)
     if result.get("known"):
+        # one row per finding: its signatures share a cause, and mostly one reason
+        reasons = {x["signature"]: x["reason"] for x in result["known"]}
         kt = Table(title="known differences (known.toml; not counted as new)")
-        for col in ("signature", "reason", "input (hex)"):
+        for col in ("decoders", "rule", "pattern", "signatures", "reason"):
             kt.add_column(col, overflow="fold")
-        for x in result["known"]:
-            kt.add_row(cell(x["signature"]), cell(x["reason"]), cell(x["input"].upper()))
+        for f in result["findings"]:
+            why = list(dict.fromkeys(reasons[s] for s in f["signatures"] if s in reasons))
+            if f["known"] and why:
+                kt.add_row(cell(", ".join(f["decoders"])), cell(f["rule"]), cell(f["pattern"]),
+                           str(len(f["signatures"])), cell("; ".join(why)))
         console.print(kt)
     if result.get("unreproduced"):
         u = Table(title="unreproduced (met once; a full re-run of the input did not show it)")
