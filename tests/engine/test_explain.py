@@ -419,3 +419,39 @@ def test_past_the_budget_rules_that_need_checking_are_passed_over(
     over = finding_of(data, div.signature, d.decode(data), d)
     assert (over["rule"], over["checked"]) == (str(div.signature.klass) + "/"
                                                + div.signature.feature, 0)
+
+
+def test_the_windowed_walk_is_the_reference_decoding() -> None:
+    # Rules that resume decoding after each error walk the input a window at a time
+    # (explain._walk): the tokens are the reference's own, for every profile and
+    # policy, runs of errors longer than a window included.
+    from utf8fuzz.engine.explain import _ref, _walk
+    from utf8fuzz.policies import POLICIES
+    from utf8fuzz.profiles import REGISTRY
+
+    rng = random.Random(7)
+    alphabet = bytes.fromhex("41 80 BF C2 E1 ED A0 F0 F4 90 F8 FC FE C0")
+    inputs = [bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 900)))
+              for _ in range(12)] + [b"\x80" * 1500, b"A" * 700 + b"\xf0\x90" * 300]
+    for profile in REGISTRY:
+        for policy in POLICIES:
+            ref = _ref(profile, policy)
+            for d in inputs:
+                for i in (0, 1, len(d) // 2):
+                    want = [(t.kind, t.value, t.start + i, t.end + i, t.reason)
+                            for t in ref.decode(d[i:]).tokens]
+                    got = [(t.kind, t.value, t.start, t.end, t.reason)
+                           for t in _walk(ref, d, i)]
+                    assert got == want, (profile, policy, i, d[:40].hex())
+
+
+def test_an_input_with_thousands_of_errors_is_explained() -> None:
+    # An input the minimizer had no time to shrink: each of its 2,000 truncated
+    # sequences loses the byte after it. The rules that rewrite each error walk it
+    # once (they recursed once per error, and the explanation died).
+    d = planted_truncated4()
+    data = bytes.fromhex("F0 90 41") * 2000
+    res = Differ([d]).run(data, full=True)
+    div = res.divergences[0]
+    f = finding_of(data, div.signature, res.outcomes[d.name], d, at=div.offset)
+    assert f["rule"] == "swallows-next-byte:incomplete-4-byte-sequence", f

@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -335,19 +336,48 @@ def _split_feature(data: bytes, ref: Reference) -> str | None:
     return None
 
 
-def _merging(ref: Reference, prof: Profile, feat: str) -> Callable[[bytes], Prediction]:
-    def tokens(d: bytes, base: int) -> list[Token]:
-        out: list[Token] = []
-        for t in ref.decode(d).tokens:
-            if t.kind != "char" and t.end < len(d) and feature_of(d, t, prof) == feat:
-                # the byte after the error goes into it; decoding resumes after that byte
-                out.append(Token("error", None, base + t.start, base + t.end + 1, "illegal"))
-                return out + tokens(d[t.end + 1:], base + t.end + 1)
-            out.append(Token(t.kind, t.value, base + t.start, base + t.end, t.reason))
-        return out
+#: How far ahead of a token :func:`_walk` decodes before it trusts the token: more
+#: than the longest sequence (6 bytes) and the byte after it.
+_LOOKAHEAD = 8
 
+
+def _walk(ref: Reference, d: bytes, i: int) -> Iterator[Token]:
+    """``ref``'s tokens of ``d`` decoded from offset ``i`` (as ``ref.decode(d[i:])``
+    does, at their offsets in ``d``), lazily: a window at a time, each token given
+    once the window holds :data:`_LOOKAHEAD` bytes after it; the window starts small
+    and doubles at each step (so does a run of errors longer than it). A rule that
+    resumes decoding after each error it rewrites walks a long input about once, not
+    once per error."""
+    width = 32
+    while i < len(d):
+        end = min(len(d), i + width)
+        last = i
+        for t in ref.decode(d[i:end]).tokens:
+            if end < len(d) and i + t.end > end - _LOOKAHEAD:
+                break
+            last = i + t.end
+            yield Token(t.kind, t.value, i + t.start, last, t.reason)
+        if end == len(d):
+            return
+        width = min(width * 2, 1 << 16)
+        i = last
+
+
+def _merging(ref: Reference, prof: Profile, feat: str) -> Callable[[bytes], Prediction]:
     def predict(d: bytes) -> Prediction:
-        return Outcome.from_tokens(tokens(d, 0), len(d), data=d, check=False), {}
+        toks: list[Token] = []
+        i = 0
+        while i < len(d):
+            for t in _walk(ref, d, i):
+                if t.kind != "char" and t.end < len(d) and feature_of(d, t, prof) == feat:
+                    # the byte after the error goes into it; decoding resumes after it
+                    toks.append(Token("error", None, t.start, t.end + 1, "illegal"))
+                    i = t.end + 1
+                    break
+                toks.append(t)
+            else:
+                i = len(d)
+        return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
     return predict
 
 
@@ -359,8 +389,8 @@ def _unchecked(ref: Reference, latin1: bool) -> Callable[[bytes], Prediction]:
         toks: list[Token] = []
         i = 0
         while i < len(d):
-            for t in ref.decode(d[i:]).tokens:
-                s0 = i + t.start
+            for t in _walk(ref, d, i):
+                s0 = t.start
                 n = structural_length(d[s0])
                 if t.kind != "char" and n in lengths and s0 + n <= len(d):
                     toks.append(Token("char", bits_value(d[s0:s0 + n]), s0, s0 + n))
@@ -373,9 +403,9 @@ def _unchecked(ref: Reference, latin1: bool) -> Callable[[bytes], Prediction]:
                     i = s0 + 1
                     break
                 if t.kind != "char" and latin1:  # a byte no lead claims passes through
-                    toks += [Token("char", d[k], k, k + 1) for k in range(s0, i + t.end)]
+                    toks += [Token("char", d[k], k, k + 1) for k in range(s0, t.end)]
                 else:
-                    toks.append(Token(t.kind, t.value, s0, i + t.end, t.reason))
+                    toks.append(t)
             else:
                 i = len(d)
         if pairs:
@@ -451,22 +481,18 @@ def _when_complete(ref: Reference, layout: Reference) -> Callable[[bytes], Predi
         toks: list[Token] = []
         i = 0
         while i < len(d):
-            theirs = iter(ref.decode(d[i:]).tokens)
+            theirs = _walk(ref, d, i)
             r = next(theirs, None)
-            for t in layout.decode(d[i:]).tokens:
+            for t in _walk(layout, d, i):
                 while r is not None and r.start < t.start:
                     r = next(theirs, None)
                 if t.kind == "char" and not (r is not None and r.kind == "char"
                                              and r.start == t.start and r.end == t.end):
                     # a sequence the table rejects: resume before its last byte
-                    s, e = i + t.start, i + t.end
-                    toks.append(Token("error", None, s, max(s + 1, e - 1), "illegal"))
-                    i = max(s + 1, e - 1)
+                    i = max(t.start + 1, t.end - 1)
+                    toks.append(Token("error", None, t.start, i, "illegal"))
                     break
-                u = r if t.kind == "char" else t  # ref's value (an offset profile's)
-                assert u is not None
-                toks.append(u if i == 0 else Token(u.kind, u.value, i + u.start, i + u.end,
-                                                   u.reason))
+                toks.append(r if t.kind == "char" and r is not None else t)  # ref's value
             else:
                 i = len(d)
         return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
@@ -492,12 +518,15 @@ def _errors_as(mine: Reference, theirs: Reference) -> Callable[[bytes], Predicti
         toks: list[Token] = []
         run: list[Token] = []
 
+        starts = [t.start for t in other]
+
         def flush() -> None:
             if run:
                 lo, hi = run[0].start, run[-1].end
-                cut = [t for t in other if lo <= t.start < hi]
-                ok = cut and cut[-1].end == hi and all(t.kind != "char" for t in cut) \
-                    and any(t.start == lo for t in other)
+                a, b = bisect_left(starts, lo), bisect_left(starts, hi)
+                cut = other[a:b]
+                ok = bool(cut) and cut[0].start == lo and cut[-1].end == hi \
+                    and all(t.kind != "char" for t in cut)
                 toks.extend(cut if ok else run)
                 run.clear()
         for t in mine.decode(d).tokens:
@@ -562,10 +591,12 @@ def _reasons(ref: Reference, mine: str, theirs: str) -> Callable[[bytes], Predic
 
 #: Sequences where decoders part: ill-formed ones of four spec features (non-shortest
 #: form, surrogate, above U+10FFFF, a 5-byte form) that maximal subparts cut into one
-#: error per byte and whole-sequence policies into one, and a 4-byte character (U+1F600;
-#: CESU-8 and modified UTF-8 have no 4-byte sequences): a rule about one meets the others.
+#: error per byte and whole-sequence policies into one; a truncated sequence (E1 80,
+#: then A), one error of maximal subparts and two of per-byte; and a 4-byte character
+#: (U+1F600; CESU-8 and modified UTF-8 have none): a rule about one meets the others.
 _PROBES = tuple(bytes.fromhex(h) for h in
-                ("E0 80 80", "ED A0 80", "F4 90 80 80", "F8 88 80 80 80", "F0 9F 98 80"))
+                ("E0 80 80", "ED A0 80", "F4 90 80 80", "F8 88 80 80 80", "E1 80 41",
+                 "F0 9F 98 80"))
 #: A lead byte announcing each length (RFC 2279 section 2), none of them a form some
 #: profile treats specially (C0, E0, ED, F0 and F4 are).
 _LEADS = {2: 0xC2, 3: 0xE1, 4: 0xF1, 5: 0xF9, 6: 0xFD}
@@ -631,21 +662,30 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
     """The explanation of a decoder's outcome ``out`` on ``data``, where it claims
     ``profile`` and ``policy`` and its divergence was classed ``klass`` at
     ``feature`` (see the module docstring for the rules). With ``run``, a rule is
-    believed only after it also held on :func:`fresh_inputs` made around offset ``at``
-    (:func:`unexplained` says when one does not, and which fresh inputs it leaves to
-    another bug); of the rules that hold, the first that leaves none wins, else the
-    one that leaves fewest (the first of those): the rule that explains more of what
-    the decoder did; past :data:`EXPLAIN_SECONDS`, rules not yet checked are passed
-    over. Without ``run``, the first rule that holds, not checked
-    (``checked`` 0)."""
+    believed only after it also held on :func:`fresh_inputs` made from the input (from
+    the bytes around offset ``at``, the first difference, of one over
+    :data:`LONG_INPUT` bytes: see :func:`_around`); :func:`unexplained` says when one
+    does not, and which fresh inputs it leaves to another bug. Of the rules that
+    hold, the first that leaves none wins, else the one that leaves fewest (the first
+    of those): the rule that explains more of what the decoder did; past
+    :data:`EXPLAIN_SECONDS`, rules not yet checked are passed over. Without ``run``,
+    the first rule that holds, not checked (``checked`` 0)."""
     if not out.ok:
         what = "hangs" if out.status == "timeout" else f"crashes ({feature})"
         return Explanation(f"{out.status}:{feature}", f"it {what}", "non-conformance")
     fresh: list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]] | None = None
     best: tuple[int, Explanation] | None = None
     deadline = time.monotonic() + EXPLAIN_SECONDS
+    lo, hi = _around(data, at, _ref(profile, policy)) if run is not None else (0, len(data))
+    near = data[lo:hi]
+    # a long input's own bytes around its difference: a rule they refute is not worth
+    # a walk of the whole input
+    first = _fresh_outcomes([near], run) if run is not None and near != data else []
     for rule in candidates(data, profile, policy, klass, feature):
         if run is not None and rule.predict is not None and time.monotonic() > deadline:
+            continue
+        if first and rule.predict is not None and unexplained(
+                rule, first, profile, policy, (klass, feature)) is None:
             continue
         if not rule.holds(data, out):
             continue
@@ -654,8 +694,8 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
         if rule.predict is None:  # predicts nothing: only when no rule was checked
             return best[1] if best is not None else rule.explanation
         if fresh is None:
-            fresh = _fresh_outcomes(fresh_inputs(data, profile, at), run)
-        extra = _fresh_outcomes(rule.probes(data), run) if rule.probes else []
+            fresh = first + _fresh_outcomes(fresh_inputs(near, profile, at - lo), run)
+        extra = _fresh_outcomes(rule.probes(near), run) if rule.probes else []
         left = unexplained(rule, fresh + extra, profile, policy, (klass, feature), deadline)
         if left is None:
             continue
@@ -667,6 +707,29 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
     if best is None:
         raise AssertionError("the last rule always holds")
     return best[1]
+
+
+#: Over this many bytes, an input's fresh inputs are made from the bytes around its
+#: first difference (:func:`_around`): a rule is checked on what the difference is
+#: made of, and each check costs what a short input's does, not a walk of the input.
+LONG_INPUT = 256
+
+
+def _around(data: bytes, at: int, ref: Reference, width: int = 32) -> tuple[int, int]:
+    """``(lo, hi)``: all of ``data`` up to :data:`LONG_INPUT` bytes; else about
+    ``width`` bytes each side of offset ``at``, widened to ``ref``'s token boundaries
+    (no sequence or error cut in two)."""
+    if len(data) <= LONG_INPUT:
+        return 0, len(data)
+    a, b = max(0, at - width), min(len(data), at + width)
+    lo, hi = 0, len(data)
+    for t in ref.decode(data).tokens:
+        if t.start <= a:
+            lo = t.start
+        if t.end >= b:
+            hi = t.end
+            break
+    return lo, hi
 
 
 def unexplained(rule: Rule, fresh: Iterable[tuple[bytes, Outcome, frozenset[tuple[str, str]]]],
@@ -771,5 +834,6 @@ def _severity(klass: str) -> str:
     return "reporting" if klass in _REPORTING_CLASSES else "non-conformance"
 
 
-__all__ = ["RULES", "SEVERITIES", "Explanation", "Finding", "Rule", "candidates", "explain",
-           "family", "finding_id", "fresh_inputs", "group", "rule_of", "unexplained", "window"]
+__all__ = ["LONG_INPUT", "RULES", "SEVERITIES", "Explanation", "Finding", "Rule", "candidates",
+           "explain", "family", "finding_id", "fresh_inputs", "group", "rule_of", "unexplained",
+           "window"]
