@@ -92,9 +92,9 @@ RULES = 2
 CHECK_SECONDS = 2.0
 #: The longest the rules may take to be checked for one input (seconds): past it,
 #: rules that would need checking are passed over (the best one checked so far, or
-#: the rule that predicts nothing, is the explanation). Only a long input, whose
-#: every prediction walks all of it, meets it: its bug is where it is, which a rule
-#: about profiles and policies rarely says anyway.
+#: the rule that predicts nothing, is the explanation). A bound, not a budget: a
+#: 65 KB input takes about a second (docs/performance.md); a very slow decoder or
+#: an input of thousands of errors could take much longer without it.
 EXPLAIN_SECONDS = 4.0
 
 
@@ -165,15 +165,18 @@ class Rule:
     def holds(self, data: bytes, out: Outcome) -> bool:
         """Does the rule reproduce every view ``out`` shows? (True for a rule that
         predicts nothing.)"""
-        if self.predict is None:
-            return True
-        base, override = self.predict(data)
-        views = _shown(out)
-        try:
-            return bool(views) and all(
-                out.view(v) == (override[v] if v in override else base.view(v)) for v in views)
-        except ViewUnavailable:
-            return False
+        return self.predict is None or _same(self.predict(data), out)
+
+
+def _same(pred: Prediction, out: Outcome) -> bool:
+    """Does prediction ``pred`` reproduce every view ``out`` shows?"""
+    base, override = pred
+    views = _shown(out)
+    try:
+        return bool(views) and all(
+            out.view(v) == (override[v] if v in override else base.view(v)) for v in views)
+    except ViewUnavailable:
+        return False
 
 
 def _reference_rule(rule: str, text: str, severity: str, profile: str,
@@ -247,7 +250,7 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
         toks = [u for t in mine.decode(d).tokens
                 for u in ((t,) if t.kind == "char" else
                           [Token("char", d[i], i, i + 1) for i in range(t.start, t.end)])]
-        return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
+        return _predicted(toks, d)
     yield Rule(Explanation("bytes-as-latin1",
                            "it passes each ill-formed byte through as the code point of "
                            "the same number (U+0080..U+00FF), as Latin-1 would",
@@ -363,21 +366,43 @@ def _walk(ref: Reference, d: bytes, i: int) -> Iterator[Token]:
         i = last
 
 
+#: What a rewriting rule makes of one of ``ref``'s tokens: None keeps it; else the
+#: tokens in its place, and where decoding resumes (None: after the token, as it was).
+Step = Callable[[Token], tuple[list[Token], int | None] | None]
+
+
+def _rewrite(ref: Reference, d: bytes, step: Step) -> list[Token]:
+    """``ref``'s tokens of ``d``, each passed through ``step``; where it resumes
+    decoding elsewhere, ``ref`` decodes afresh from there (:func:`_walk`)."""
+    toks: list[Token] = []
+    i = 0
+    while i < len(d):
+        for t in _walk(ref, d, i):
+            got = step(t)
+            if got is None:
+                toks.append(t)
+                continue
+            toks += got[0]
+            if got[1] is not None:
+                i = got[1]
+                break
+        else:
+            i = len(d)
+    return toks
+
+
+def _predicted(toks: list[Token], d: bytes) -> Prediction:
+    return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
+
+
 def _merging(ref: Reference, prof: Profile, feat: str) -> Callable[[bytes], Prediction]:
     def predict(d: bytes) -> Prediction:
-        toks: list[Token] = []
-        i = 0
-        while i < len(d):
-            for t in _walk(ref, d, i):
-                if t.kind != "char" and t.end < len(d) and feature_of(d, t, prof) == feat:
-                    # the byte after the error goes into it; decoding resumes after it
-                    toks.append(Token("error", None, t.start, t.end + 1, "illegal"))
-                    i = t.end + 1
-                    break
-                toks.append(t)
-            else:
-                i = len(d)
-        return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
+        def step(t: Token) -> tuple[list[Token], int | None] | None:
+            if t.kind != "char" and t.end < len(d) and feature_of(d, t, prof) == feat:
+                # the byte after the error goes into it; decoding resumes after it
+                return [Token("error", None, t.start, t.end + 1, "illegal")], t.end + 1
+            return None
+        return _predicted(_rewrite(ref, d, step), d)
     return predict
 
 
@@ -386,31 +411,21 @@ def _unchecked(ref: Reference, latin1: bool) -> Callable[[bytes], Prediction]:
     pairs = any(r.length == 6 for r in ref.table.rows) and 6 not in lengths
 
     def predict(d: bytes) -> Prediction:
-        toks: list[Token] = []
-        i = 0
-        while i < len(d):
-            for t in _walk(ref, d, i):
-                s0 = t.start
-                n = structural_length(d[s0])
-                if t.kind != "char" and n in lengths and s0 + n <= len(d):
-                    toks.append(Token("char", bits_value(d[s0:s0 + n]), s0, s0 + n))
-                    i = s0 + n
-                    break  # decoding resumes after the n bytes taken
-                if t.kind != "char" and n in lengths:
-                    # a lead the end cut short: an error, the lead alone (a decoder
-                    # without checks still needs its n bytes); decoding resumes
-                    toks.append(Token("error", None, s0, s0 + 1, "truncated"))
-                    i = s0 + 1
-                    break
-                if t.kind != "char" and latin1:  # a byte no lead claims passes through
-                    toks += [Token("char", d[k], k, k + 1) for k in range(s0, t.end)]
-                else:
-                    toks.append(t)
-            else:
-                i = len(d)
-        if pairs:
-            toks = _paired(toks)
-        return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
+        def step(t: Token) -> tuple[list[Token], int | None] | None:
+            if t.kind == "char":
+                return None
+            s0, n = t.start, structural_length(d[t.start])
+            if n in lengths and s0 + n <= len(d):  # the next n-1 bytes taken, unchecked
+                return [Token("char", bits_value(d[s0:s0 + n]), s0, s0 + n)], s0 + n
+            if n in lengths:
+                # a lead the end cut short: an error, the lead alone (a decoder
+                # without checks still needs its n bytes); decoding resumes
+                return [Token("error", None, s0, s0 + 1, "truncated")], s0 + 1
+            if latin1:  # a byte no lead claims passes through
+                return [Token("char", d[k], k, k + 1) for k in range(s0, t.end)], None
+            return None
+        toks = _rewrite(ref, d, step)
+        return _predicted(_paired(toks) if pairs else toks, d)
     return predict
 
 
@@ -478,24 +493,26 @@ def _when_complete(ref: Reference, layout: Reference) -> Callable[[bytes], Predi
     else an illegal error over all its bytes but the last, after which decoding
     resumes. Each is decoded once from each point where decoding resumes."""
     def predict(d: bytes) -> Prediction:
-        toks: list[Token] = []
-        i = 0
-        while i < len(d):
-            theirs = _walk(ref, d, i)
-            r = next(theirs, None)
-            for t in _walk(layout, d, i):
-                while r is not None and r.start < t.start:
-                    r = next(theirs, None)
-                if t.kind == "char" and not (r is not None and r.kind == "char"
-                                             and r.start == t.start and r.end == t.end):
-                    # a sequence the table rejects: resume before its last byte
-                    i = max(t.start + 1, t.end - 1)
-                    toks.append(Token("error", None, t.start, i, "illegal"))
-                    break
-                toks.append(r if t.kind == "char" and r is not None else t)  # ref's value
-            else:
-                i = len(d)
-        return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
+        # ref's tokens alongside, walked afresh from each point decoding resumes at
+        theirs: Iterator[Token] = iter(())
+        r: Token | None = None
+
+        def step(t: Token) -> tuple[list[Token], int | None] | None:
+            nonlocal theirs, r
+            if r is None or r.start > t.start:
+                theirs = _walk(ref, d, t.start)
+                r = next(theirs, None)
+            while r is not None and r.start < t.start:
+                r = next(theirs, None)
+            if t.kind != "char":
+                return None
+            if r is not None and r.kind == "char" and (r.start, r.end) == (t.start, t.end):
+                return [r], None  # ref's value (an offset profile's)
+            # a sequence the table rejects: resume before its last byte
+            resume = max(t.start + 1, t.end - 1)
+            r = None
+            return [Token("error", None, t.start, resume, "illegal")], resume
+        return _predicted(_rewrite(layout, d, step), d)
     return predict
 
 
@@ -536,7 +553,7 @@ def _errors_as(mine: Reference, theirs: Reference) -> Callable[[bytes], Predicti
             else:
                 run.append(t)
         flush()
-        return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
+        return _predicted(toks, d)
     return predict
 
 
@@ -548,7 +565,7 @@ def _truncated_tail(ref: Reference) -> Callable[[bytes], Prediction]:
             return r, {}
         toks = [t for t in r.tokens if t.end <= p]
         toks.append(Token("error", None, p, len(d), "truncated"))
-        return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
+        return _predicted(toks, d)
     return predict
 
 
@@ -577,7 +594,7 @@ def _one_error(ref: Reference, which: Callable[[Token], bool]) -> Callable[[byte
     def predict(d: bytes) -> Prediction:
         toks = [Token("error", None, t.start, t.end, "illegal")
                 if t.kind == "char" and which(t) else t for t in ref.decode(d).tokens]
-        return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
+        return _predicted(toks, d)
     return predict
 
 
@@ -747,9 +764,10 @@ def unexplained(rule: Rule, fresh: Iterable[tuple[bytes, Outcome, frozenset[tupl
     for data, out, kinds in fresh:
         if time.monotonic() > deadline:
             return None
-        if rule.holds(data, out):
+        pred = rule.predict(data)
+        if _same(pred, out):
             continue
-        base, override = rule.predict(data)
+        base, override = pred
         ref = _ref(profile, policy).decode(data)
         try:
             quiet = all((override[v] if v in override else base.view(v)) == ref.view(v)
