@@ -161,7 +161,7 @@ class NewSignature:
     position_dependent: bool
     sidecar: dict[str, Any] = field(repr=False, default_factory=dict)
     #: Its finding (:func:`finding_of`): id, family, rule, explanation, severity,
-    #: pattern, checked.
+    #: pattern, checked, rules.
     finding: dict[str, Any] = field(default_factory=dict)
     #: False: seen once in the loop, but a full run of the same input no longer
     #: showed it (a stateful or flaky decoder); reported, never saved.
