@@ -43,7 +43,32 @@ from typing import Any, Literal, NamedTuple, TypeAlias, overload
 
 TokenKind = Literal["char", "error", "reserved"]
 Reason = Literal["illegal", "truncated"]
-Status = Literal["ok", "crash", "timeout"]
+#: ``bad-outcome``: the decoder answered, but not with an outcome of this input
+#: (spans outside it or out of order, code points above U+7FFFFFFF or negative, more
+#: output than :func:`output_bound` allows, the input mutated). Its ``detail`` starts
+#: with one of :data:`BAD_OUTCOME_KINDS` and ``": "``.
+Status = Literal["ok", "crash", "timeout", "bad-outcome"]
+FailureStatus = Literal["crash", "timeout", "bad-outcome"]
+
+#: What a ``bad-outcome`` failure's detail starts with: the names of its kinds.
+BAD_OUTCOME_KINDS: tuple[str, ...] = (
+    "oversized-output", "span-outside-input", "spans-out-of-order", "code-point-out-of-range",
+    "mutated-input",
+)
+
+#: At most this many code points (or tokens) of output per input byte, plus
+#: :data:`OUTPUT_SLACK`. A decoder's views hold at most one code point per byte, but
+#: error handlers that write text (``backslashreplace``: four per byte,
+#: ``xmlcharrefreplace``: up to six) are legitimate; anything beyond the bound is a
+#: ``bad-outcome`` (``oversized-output``), and nothing past it is read or kept.
+OUTPUT_PER_BYTE = 8
+OUTPUT_SLACK = 64
+
+
+def output_bound(length: int) -> int:
+    """The most code points (or tokens) any view of an outcome of a ``length``-byte
+    input may hold: ``OUTPUT_PER_BYTE * length + OUTPUT_SLACK``."""
+    return OUTPUT_PER_BYTE * length + OUTPUT_SLACK
 #: The names of the views (see the module docstring).
 ViewName = Literal["tokens", "spans", "strict", "reason", "accept", "replace", "ignore",
                    "escape"]
@@ -204,7 +229,7 @@ class Outcome:
 
     @classmethod
     def failure(
-        cls, length: int, status: Literal["crash", "timeout"], detail: str,
+        cls, length: int, status: FailureStatus, detail: str,
         provenance: dict[str, str] | None = None,
     ) -> Outcome:
         return cls._make(length, status, None, {}, detail, dict(provenance or {}), None)
