@@ -234,3 +234,47 @@ def test_the_summary_groups_decoders_as_the_full_outcomes_do(data: bytes) -> Non
             for d in decs for o in [d.decode(data)]]
     summarized = [(d.name, _summarize(d, _outcome(d, data), data).key) for d in decs]
     assert partition(summarized) == partition(full)
+
+
+# -- inputs over the limit: refused with one line, their rest never read ---------------
+
+
+@pytest.mark.parametrize("command", ["diff", "expect", "document"])
+def test_an_endless_file_is_refused_in_one_line_having_read_one_byte_past_the_limit(
+    command: str, tmp_path: Path
+) -> None:
+    """``/dev/zero`` never ends: without a limit the command reads until MemoryError."""
+    code, rss, _ = run_measured([command, "--file", "/dev/zero"], tmp_path)
+    p = subprocess.run([sys.executable, "-m", "utf8fuzz", command, "--file", "/dev/zero"],
+                       capture_output=True, text=True, timeout=TIMEOUT)
+    assert code == p.returncode == 2
+    assert rss < RSS_LIMIT_KIB
+    assert p.stdout == ""
+    assert p.stderr.count("\n") == 1 and "longer than 1,048,576 bytes" in p.stderr
+    assert "--max-bytes" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_max_bytes_moves_the_limit_both_ways(inputs: dict[str, Path]) -> None:
+    """One megabyte (10^6 bytes) is under the default 2^20; ``--max-bytes`` lowers the
+    limit below it, and takes exactly that many bytes."""
+    f = inputs["random"]
+    small = subprocess.run([sys.executable, "-m", "utf8fuzz", "expect", "--file", str(f),
+                            "--max-bytes", "999999"], capture_output=True, text=True,
+                           timeout=TIMEOUT)
+    assert small.returncode == 2 and "longer than 999,999 bytes" in small.stderr
+    exact = subprocess.run([sys.executable, "-m", "utf8fuzz", "expect", "--json", "--file",
+                            str(f), "--max-bytes", str(MB)], capture_output=True,
+                           timeout=TIMEOUT)
+    assert exact.returncode == 0 and len(bytes.fromhex(json.loads(exact.stdout)["input"])) == MB
+
+
+def test_hex_over_the_limit_a_bad_limit_and_convert_are_one_line() -> None:
+    for args, said in ((["expect", "--max-bytes", "2", "41 42 43"], "longer than 2 bytes"),
+                       (["diff", "--max-bytes", "-1", "41"], "not a negative one"),
+                       (["convert", "--to", "utf8", "--max-bytes", "1", "/dev/zero", "/dev/null"],
+                        "longer than 1 bytes")):
+        p = subprocess.run([sys.executable, "-m", "utf8fuzz", *args], capture_output=True,
+                           text=True, timeout=TIMEOUT)
+        assert p.returncode == 2 and p.stdout == "", args
+        assert said in p.stderr and "Traceback" not in p.stderr, p.stderr
+        assert len([ln for ln in p.stderr.splitlines() if ln.strip()]) <= 2, p.stderr  # usage + error

@@ -8,6 +8,11 @@ import tempfile
 from pathlib import Path
 
 from utf8fuzz import safe
+from utf8fuzz.commands._common import byte_count, read_file
+
+#: The largest file ``convert`` reads unless ``--max-bytes`` says otherwise: the
+#: input and its conversion are both held in memory.
+MAX_CONVERT_BYTES = 256 << 20
 
 HELP = "convert a file between standard UTF-8 and Corrected UTF-8"
 
@@ -16,12 +21,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--to", choices=("corrected", "utf8"), required=True)
     p.add_argument("input", help="the file to read")
     p.add_argument("output", help="the file to write (replaced atomically)")
+    p.add_argument("--max-bytes", metavar="N", type=byte_count, default=MAX_CONVERT_BYTES,
+                   help=f"refuse an input longer than N bytes (default {MAX_CONVERT_BYTES:,})")
 
 
 def run(args: argparse.Namespace) -> int:
     from utf8fuzz.profiles import corrected
 
-    data = Path(args.input).read_bytes()
+    data = read_file(args.input, args.max_bytes)
     convert = corrected.from_utf8 if args.to == "corrected" else corrected.to_utf8
     out = convert(data)  # ConversionError (a ValueError): one line, exit 2
     write_atomically(Path(args.output), out)
