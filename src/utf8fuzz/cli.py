@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
@@ -84,6 +86,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:
+        # The reader went away (``utf8fuzz expect ... | head``): nothing to say to it,
+        # and the interpreter's flush at exit must not fail on stdout again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     except (UsageError, ValueError, TypeError, LookupError, OSError) as e:
         msg = str(e) or type(e).__name__
         if isinstance(e, OSError) and e.filename:

@@ -52,3 +52,19 @@ def test_bad_input_is_one_escaped_line(command: str, tmp_path: Path) -> None:
     assert p.stdout == ""
     assert p.stderr.startswith(f"utf8fuzz {command}: ") and p.stderr.count("\n") == 1, p.stderr
     assert HOSTILE_ESCAPED in p.stderr
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly() -> None:
+    """``utf8fuzz expect ... | head -c 1``: the pipe closes under the command, which
+    exits as a command killed by SIGPIPE would (141), saying nothing on stderr."""
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-m", "utf8fuzz", "expect", "--json", "80" * 20000],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stdout is not None and p.stderr is not None
+    p.stdout.read(1)
+    p.stdout.close()
+    err = p.stderr.read()
+    assert p.wait(timeout=60) == 141
+    assert err == b""

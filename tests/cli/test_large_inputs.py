@@ -277,4 +277,5 @@ def test_hex_over_the_limit_a_bad_limit_and_convert_are_one_line() -> None:
                            text=True, timeout=TIMEOUT)
         assert p.returncode == 2 and p.stdout == "", args
         assert said in p.stderr and "Traceback" not in p.stderr, p.stderr
-        assert len([ln for ln in p.stderr.splitlines() if ln.strip()]) <= 2, p.stderr  # usage + error
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        assert len(lines) <= 2, p.stderr  # usage + error
