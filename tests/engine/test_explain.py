@@ -405,8 +405,8 @@ def test_the_summary_counts_the_finding_the_corpus_kept(tmp_path: Path) -> None:
 
 def test_past_the_budget_rules_that_need_checking_are_passed_over(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # A long input makes every prediction walk all of it: past EXPLAIN_SECONDS the
-    # rules not yet checked are passed over, and what is left is the rule that
+    # A long input makes every prediction walk all of it: past EXPLAIN_BYTES of
+    # predictions the rules not yet checked are passed over, and what is left is the rule that
     # predicts nothing (the worker goes back to fuzzing; the entry is still saved).
     import utf8fuzz.engine.explain as explain_mod
 
@@ -415,7 +415,7 @@ def test_past_the_budget_rules_that_need_checking_are_passed_over(
     (div,) = Differ([d]).run(data, full=True).divergences
     checked = finding_of(data, div.signature, d.decode(data), d)
     assert checked["rule"] == "swallows-next-byte:incomplete-4-byte-sequence"
-    monkeypatch.setattr(explain_mod, "EXPLAIN_SECONDS", -1.0)
+    monkeypatch.setattr(explain_mod, "EXPLAIN_BYTES", 2)
     over = finding_of(data, div.signature, d.decode(data), d)
     assert (over["rule"], over["checked"]) == (str(div.signature.klass) + "/"
                                                + div.signature.feature, 0)

@@ -64,7 +64,6 @@ have different explanations, so never share a finding.
 from __future__ import annotations
 
 import hashlib
-import time
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -87,15 +86,15 @@ _REPORTING_CLASSES = frozenset({"different-error-offset", "different-reason",
 #: older rules is explained again by ``utf8fuzz corpus migrate`` (a finding's id
 #: depends on its rule). 2: checked-when-complete, probes, fewest left to another bug.
 RULES = 2
-#: The longest a check on fresh inputs may take (seconds); the inputs are few
-#: (:func:`fresh_inputs`), so only a very slow decoder meets it.
-CHECK_SECONDS = 2.0
-#: The longest the rules may take to be checked for one input (seconds): past it,
-#: rules that would need checking are passed over (the best one checked so far, or
-#: the rule that predicts nothing, is the explanation). A bound, not a budget: a
-#: 65 KB input takes about a second (docs/performance.md); a very slow decoder or
-#: an input of thousands of errors could take much longer without it.
-EXPLAIN_SECONDS = 4.0
+#: The most work the rules may do for one input, in bytes predicted (each rule's
+#: prediction of an input costs its length): past it, rules that would need
+#: checking are passed over (the best one checked so far, or the rule that predicts
+#: nothing, is the explanation). A count, not seconds, so that the same input gets
+#: the same explanation, and its finding the same id, on any machine under any
+#: load. Short inputs use a few thousand; a 65 KB input's rules about 1.5 million
+#: (docs/performance.md); an input of thousands of errors, whose rules resume after
+#: each one, could use far more without it.
+EXPLAIN_BYTES = 8_000_000
 
 
 @dataclass(frozen=True)
@@ -685,24 +684,24 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
     does not, and which fresh inputs it leaves to another bug. Of the rules that
     hold, the first that leaves none wins, else the one that leaves fewest (the first
     of those): the rule that explains more of what the decoder did; past
-    :data:`EXPLAIN_SECONDS`, rules not yet checked are passed over. Without ``run``,
+    :data:`EXPLAIN_BYTES` of predictions, rules not yet checked are passed over. Without ``run``,
     the first rule that holds, not checked (``checked`` 0)."""
     if not out.ok:
         what = "hangs" if out.status == "timeout" else f"crashes ({feature})"
         return Explanation(f"{out.status}:{feature}", f"it {what}", "non-conformance")
     fresh: list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]] | None = None
     best: tuple[int, Explanation] | None = None
-    deadline = time.monotonic() + EXPLAIN_SECONDS
+    budget = Budget(EXPLAIN_BYTES)
     lo, hi = _around(data, at, _ref(profile, policy)) if run is not None else (0, len(data))
     near = data[lo:hi]
     # a long input's own bytes around its difference: a rule they refute is not worth
     # a walk of the whole input
     first = _fresh_outcomes([near], run) if run is not None and near != data else []
     for rule in candidates(data, profile, policy, klass, feature):
-        if run is not None and rule.predict is not None and time.monotonic() > deadline:
-            continue
         if first and rule.predict is not None and unexplained(
-                rule, first, profile, policy, (klass, feature)) is None:
+                rule, first, profile, policy, (klass, feature), budget) is None:
+            continue
+        if run is not None and rule.predict is not None and not budget.spend(len(data)):
             continue
         if not rule.holds(data, out):
             continue
@@ -713,7 +712,7 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
         if fresh is None:
             fresh = first + _fresh_outcomes(fresh_inputs(near, profile, at - lo), run)
         extra = _fresh_outcomes(rule.probes(near), run) if rule.probes else []
-        left = unexplained(rule, fresh + extra, profile, policy, (klass, feature), deadline)
+        left = unexplained(rule, fresh + extra, profile, policy, (klass, feature), budget)
         if left is None:
             continue
         e = rule.explanation
@@ -749,12 +748,26 @@ def _around(data: bytes, at: int, ref: Reference, width: int = 32) -> tuple[int,
     return lo, hi
 
 
+class Budget:
+    """Work left, in bytes predicted: :meth:`spend` takes ``n`` and says whether
+    there was that much left (once it says no, :attr:`spent` stays true)."""
+
+    def __init__(self, total: int) -> None:
+        self.left = total
+        self.spent = False
+
+    def spend(self, n: int) -> bool:
+        self.left -= n
+        self.spent = self.spent or self.left < 0
+        return not self.spent
+
+
 def unexplained(rule: Rule, fresh: Iterable[tuple[bytes, Outcome, frozenset[tuple[str, str]]]],
                 profile: str, policy: str, kind: tuple[str, str],
-                deadline: float = float("inf")) -> int | None:
+                budget: Budget | None = None) -> int | None:
     """How many of the decoder's outcomes on fresh inputs ``rule`` leaves to another
-    bug; None when one refutes it, or when ``deadline`` (``time.monotonic()``)
-    passes before all are checked. A fresh outcome the rule does not reproduce
+    bug; None when one refutes it, or when ``budget`` runs out before all are
+    checked. A fresh outcome the rule does not reproduce
     refutes it, unless the rule predicts no divergence there and the decoder's
     divergence is of another class or feature than the one explained (``kind``):
     that is another finding's evidence, not this rule's failure (a decoder with two
@@ -762,7 +775,7 @@ def unexplained(rule: Rule, fresh: Iterable[tuple[bytes, Outcome, frozenset[tupl
     assert rule.predict is not None
     left = 0
     for data, out, kinds in fresh:
-        if time.monotonic() > deadline:
+        if budget is not None and not budget.spend(len(data)):
             return None
         pred = rule.predict(data)
         if _same(pred, out):
@@ -783,12 +796,10 @@ def unexplained(rule: Rule, fresh: Iterable[tuple[bytes, Outcome, frozenset[tupl
 def _fresh_outcomes(inputs: list[bytes], run: Run
                     ) -> list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]]:
     """The decoder's outcomes on ``inputs`` (a failure is another finding's business,
-    so it is left out), within :data:`CHECK_SECONDS`."""
+    so it is left out). Every input is run: they are few (:func:`fresh_inputs`), and
+    a bound in seconds would make the explanation depend on the machine's load."""
     got: list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]] = []
-    deadline = time.monotonic() + CHECK_SECONDS
     for f in inputs:
-        if time.monotonic() > deadline:
-            break
         r = run(f)
         if r is not None and r[0].ok:
             got.append((f, *r))
