@@ -66,3 +66,23 @@ def test_interrupt_returns_what_it_has():
 
     m = minimize(data, keeps)
     assert not m.complete and sig in d.signatures(m.data)
+
+
+def test_bounded_by_counts_not_by_the_clock(monkeypatch):
+    """The same input minimizes to the same result however slow the machine: the
+    clock (made to jump an hour a step) stops nothing unless ``seconds`` is given,
+    and ``max_bytes`` cuts the search at the same candidate every time."""
+    import itertools
+
+    import utf8fuzz.engine.minimize as minimize_mod
+
+    d = Differ([planted_c080()])
+    data = b"A" * 300 + b"\xc0\x80" + b"B" * 300
+    (sig,) = d.signatures(data)
+    calm = minimize(data, lambda b: sig in d.signatures(b))
+    hours = itertools.count(0.0, 3600.0)
+    monkeypatch.setattr(minimize_mod.time, "monotonic", lambda: next(hours))
+    loaded = minimize(data, lambda b: sig in d.signatures(b))
+    assert loaded.complete and calm.complete and loaded.data == calm.data == b"\xc0\x80"
+    cut = [minimize(data, lambda b: sig in d.signatures(b), max_bytes=len(data)) for _ in range(2)]
+    assert not cut[0].complete and cut[0].data == cut[1].data and cut[0].steps == cut[1].steps

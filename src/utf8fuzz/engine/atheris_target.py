@@ -70,6 +70,12 @@ MODES: dict[str, frozenset[str] | None] = {
 }
 
 
+def _seconds(text: str | None) -> float | None:
+    """``$UTF8FUZZ_MINIMIZE_SECONDS``: when a minimization must stop (the run is
+    ending); unset, it stops only at its counts (engine/minimize.py)."""
+    return float(text) if text else None
+
+
 def select(specs: Sequence[str] | None, profiles: Sequence[str] | None) -> list[Decoder]:
     from utf8fuzz import decoders as registry
 
@@ -380,7 +386,7 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     inflight = InFlight(Path(artifact_prefix(argv) + f"inflight-{os.getpid()}.hex")) \
         if round_size > 1 else None
     finder = Finder(decs, corpus, "atheris", views=MODES[mode],
-                    minimize_seconds=float(os.environ.get("UTF8FUZZ_MINIMIZE_SECONDS", "10")),
+                    minimize_seconds=_seconds(os.environ.get("UTF8FUZZ_MINIMIZE_SECONDS")),
                     round_size=round_size, inflight=inflight)
     if not finder.differ.decoders:
         print("utf8fuzz: no decoder under test for this target (only references, which are "

@@ -190,7 +190,7 @@ class Finder:
         engine: str,
         *,
         views: Iterable[str] | None = None,
-        minimize_seconds: float = 10.0,
+        minimize_seconds: float | None = None,
         full_every: int | None = None,
         round_size: int | None = None,
         inflight: InFlight | None = None,

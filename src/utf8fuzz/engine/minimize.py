@@ -31,9 +31,12 @@ prefixed with the signature kept (the block size the bug depends on; None when
 no prefix up to 64 KiB keeps it: it depends on the length or the absolute offset),
 in the minimizer's figures.
 
-Bounded and interruptible. A deadline (seconds) and a step budget bound the work;
-Ctrl-C (KeyboardInterrupt) stops it; either way the best input so far is returned
-with ``complete=False``, never lost.
+Bounded and interruptible. Counts bound the work: the candidates tried
+(``max_steps``) and the bytes they hold in all (``max_bytes``: a step costs a run
+of every decoder over the candidate), so the same input minimizes to the same
+result on any machine under any load. ``seconds`` only stops it (the run is
+ending); so does Ctrl-C (KeyboardInterrupt); whatever stops it, the best input so
+far is returned with ``complete=False``, never lost.
 """
 
 from __future__ import annotations
@@ -49,6 +52,10 @@ LONG = 64
 MIN_BLOCK = 16
 #: Removals of aligned blocks that may fail before that phase gives up.
 BLOCK_FAILURES = 32
+#: The bytes the candidates of one minimization may hold in all: a 64-byte input's
+#: search stays far below it; a 64 KiB one gets about 15 steps (each a run of
+#: every decoder over 64 KiB: most of a second with all of them).
+MINIMIZE_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -75,10 +82,12 @@ class _Stop(Exception):
 
 
 class _Search:
-    def __init__(self, keeps: Callable[[bytes], bool], deadline: float, max_steps: int) -> None:
+    def __init__(self, keeps: Callable[[bytes], bool], deadline: float, max_steps: int,
+                 max_bytes: int) -> None:
         self.keeps = keeps
         self.deadline = deadline
         self.max_steps = max_steps
+        self.bytes_left = max_bytes
         self.steps = 0
         self.seen: dict[bytes, bool] = {}
         self.best = b""
@@ -87,9 +96,11 @@ class _Search:
         hit = self.seen.get(candidate)
         if hit is not None:
             return hit
-        if self.steps >= self.max_steps or time.monotonic() > self.deadline:
+        if (self.steps >= self.max_steps or self.bytes_left < len(candidate)
+                or time.monotonic() > self.deadline):
             raise _Stop
         self.steps += 1
+        self.bytes_left -= len(candidate)
         ok = bool(self.keeps(candidate))
         self.seen[candidate] = ok
         return ok
@@ -99,15 +110,17 @@ def minimize(
     data: bytes,
     keeps: Callable[[bytes], bool],
     *,
-    seconds: float = 10.0,
+    seconds: float | None = None,
     max_steps: int = 20_000,
+    max_bytes: int = MINIMIZE_BYTES,
 ) -> Minimized:
     """Shrink ``data`` while ``keeps(candidate)`` holds (it must hold for ``data``).
 
     ``keeps`` is typically ``lambda b: sig in differ.signatures(b)``.
     """
     t0 = time.monotonic()
-    s = _Search(keeps, t0 + seconds, max_steps)
+    s = _Search(keeps, t0 + seconds if seconds is not None else float("inf"), max_steps,
+                max_bytes)
     s.best = bytes(data)
     complete = False
     try:

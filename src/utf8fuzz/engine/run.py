@@ -1092,7 +1092,8 @@ def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: fl
     if full_every < 1:
         raise ValueError(f"full_every must be at least 1, got {full_every}")
     progress = progress or Progress()
-    ms = minimize_seconds if minimize_seconds is not None else max(1.0, min(10.0, seconds / 6))
+    # minimizing is bounded by counts (engine/minimize.py); seconds only stop it
+    ms = minimize_seconds if minimize_seconds is not None else seconds
     used: list[str] = []
     extra: dict[str, Any] = {"full_every": full_every}
     want_atheris = engine in ("atheris", "both")
