@@ -713,27 +713,44 @@ def finding_ids(corpus: Path) -> set[str]:
 
 
 def replace_entry(corpus: Path, old: Entry, sidecars: list[dict[str, Any]]) -> list[Path]:
-    """Replace ``old`` by ``sidecars`` (for its input), under :func:`locked`: each is
-    written unless an entry of its signature with an input no longer than ``old``'s
-    is already there; ``old``'s sidecar is removed unless one of them took its
-    place. Returns the sidecars written."""
+    """Replace ``old`` by ``sidecars`` (for its input), under :func:`locked`, judged
+    on what is on disk then, not on what was read before (a fuzz worker may have
+    saved meanwhile): each is written unless an entry of its signature with an input
+    no longer than ``old``'s is already there, ``old`` itself excepted; ``old``'s
+    sidecar is removed unless one of them took its place or it was rewritten since
+    ``old`` was read. Shortest wins, as in :func:`save`. Returns the sidecars
+    written."""
     written: list[Path] = []
     corpus = Path(corpus)
     with locked(corpus):
         for side in sidecars:
             path = entries_dir(corpus) / f"{signature_id(str(side['signature']))}.json"
-            if path != old.path:
-                try:
-                    if len(load_entry(path).data) <= len(old.data):
-                        continue
-                except CorpusError:
-                    pass
+            if _kept_over(path, old):
+                continue
             atomic_write(path, (json.dumps(side, indent=2, sort_keys=True) + "\n").encode())
             written.append(path)
-        if old.path not in written:
-            with contextlib.suppress(FileNotFoundError):
-                old.path.unlink()
+        if old.path not in written and _unchanged(old):
+            old.path.unlink()
     return written
+
+
+def _unchanged(entry: Entry) -> bool:
+    """Does ``entry``'s sidecar still hold what was read (re-read now)?"""
+    try:
+        return load_entry(entry.path).sidecar == entry.sidecar
+    except CorpusError:
+        return False
+
+
+def _kept_over(path: Path, old: Entry) -> bool:
+    """Must the entry at ``path`` now (re-read; called under :func:`locked`) be kept
+    rather than be replaced by one for ``old``'s input? Yes when it loads, is not
+    ``old`` as read, and its input is no longer than ``old``'s."""
+    try:
+        now = load_entry(path)
+    except CorpusError:
+        return False  # none, or one that does not load: replaced
+    return now.sidecar != old.sidecar and len(now.data) <= len(old.data)
 
 
 def build_sidecar(
