@@ -10,7 +10,11 @@ each decoder recorded, each ``--utf8fuzz-decoder`` claiming its profile), named
 ``utf8fuzz[<profile>/<class>/<feature>/<decoder checked>]`` and escaped by
 :func:`utf8fuzz.safe.text`. Node ids are real paths, so ``pytest
 'DIR/entries/<id>.json::utf8fuzz[...]' --utf8fuzz-corpus=DIR`` re-runs exactly one
-item, ``--co`` counts what runs, and ``--lf`` works. The corpus directories are added
+item, ``--co`` counts what runs, and ``--lf`` works. A file name that is not
+printable ASCII (it comes from the corpus: an ESC would reach the terminal, a control
+character would break ``--junitxml``) is shown escaped by :func:`utf8fuzz.safe.text`,
+made unique with ``#2``, ``#3``... when escaping makes two names one
+(:func:`display_names`); such an id re-runs too, as given. The corpus directories are added
 to the paths pytest collects unless a path given already lies inside one (a
 selection). A corrupt sidecar is one failing item, ``utf8fuzz[corrupt]``, named by
 its path; the others still run. Without ``--utf8fuzz-corpus`` the plugin does nothing.
@@ -30,7 +34,11 @@ this project's own decoders:
   **fails**, saying "regressed".
 
 Other recorded decoders must keep their recorded behaviour (a new version with the
-same behaviour passes with a warning); a decoder not available here is skipped.
+same behaviour passes with a warning); a decoder not available here is skipped. A
+corpus is data: a recorded decoder runs only when it is this project's, installed as
+an entry point, or given with ``--utf8fuzz-decoder``
+(:func:`utf8fuzz.decoders.trusted`); any other recorded name (a plug-in's
+``module:attr``, an ``exec:`` command) is skipped as "not given here", never loaded.
 """
 
 from __future__ import annotations
@@ -54,6 +62,9 @@ if TYPE_CHECKING:
 _ROOTS = pytest.StashKey[tuple[Path, ...]]()
 _EXTRA = pytest.StashKey[tuple["Decoder", ...]]()
 _LEADING_OUT = pytest.StashKey[dict[Path, dict[Path, str]]]()
+_SHOWN = pytest.StashKey[dict[Path, dict[Path, str]]]()
+#: the files (and item names, None: all) named by escaped ids, and their directories
+_WANTED = pytest.StashKey[tuple[set[tuple[Path, str | None]], set[Path]]]()
 #: user_properties key of an item whose pass ends an open finding
 FIXED = "utf8fuzz-fixed"
 
@@ -85,11 +96,88 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_EXTRA] = _resolve_specs(config.getoption("--utf8fuzz-decoder"))
     # The entries are collected as files (node ids that re-run); a path given inside
     # a corpus is a selection, which adding the whole corpus would undo.
+    _select_escaped(config, here, roots)
     given = [Path(os.path.abspath(here / a.partition("[")[0].split("::")[0]))
              for a in config.args]
     for root in roots:
         if not any(g == root or root in g.parents for g in given):
             config.args.append(str(root))
+
+
+def display_names(entries: Path) -> dict[Path, str]:
+    """The name each ``*.json`` in ``entries`` is shown by in node ids: its own when it
+    is printable ASCII without ``\\``, ``[`` or ``]`` (which pytest takes apart in a
+    path), else escaped (:func:`utf8fuzz.safe.text`, brackets as ``\\x5b``
+    ``\\x5d``) and, if another file already shows that name, followed by ``#2``,
+    ``#3``...: printable, unique, and the same whenever the directory is listed
+    (sorted, plain names first), so that an id shown maps back to its file."""
+    try:
+        names = sorted(p.name for p in entries.glob("*.json"))
+    except OSError:
+        return {}
+    plain = [n for n in names if _escaped(n) == n and "\\" not in n]
+    taken = set(plain)
+    shown = {entries / n: n for n in plain}
+    for n in names:
+        if entries / n in shown:
+            continue
+        base = _escaped(n)
+        name, k = base, 2
+        while name in taken:
+            name, k = f"{base}#{k}", k + 1
+        taken.add(name)
+        shown[entries / n] = name
+    return shown
+
+
+def _escaped(name: str) -> str:
+    return safe.text(name, None).replace("[", "\\x5b").replace("]", "\\x5d")
+
+
+def _select_escaped(config: pytest.Config, here: Path, roots: tuple[Path, ...]) -> None:
+    """Make the ids shown with an escaped file name (:func:`display_names`) re-run:
+    such an argument is replaced by its ``entries/`` directory (pytest refuses a path
+    holding ``[``, which the real name may), and :func:`pytest_collection_modifyitems`
+    keeps only the items it names there."""
+    wanted: set[tuple[Path, str | None]] = set()
+    dirs: set[Path] = set()
+    args: list[str] = []
+    for arg in config.args:
+        path, sep, rest = arg.partition("::")
+        full = Path(os.path.abspath(here / path))
+        real = None
+        if not full.exists() and full.parent.name == "entries" and full.parent.parent in roots:
+            real = next((p for p, shown in display_names(full.parent).items()
+                         if shown == full.name), None)
+        if real is None:
+            args.append(arg)
+            continue
+        wanted.add((real, rest if sep else None))
+        if real.parent not in dirs:
+            dirs.add(real.parent)
+            args.append(str(real.parent))
+    config.args[:] = args
+    config.stash[_WANTED] = (wanted, dirs)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    wanted, dirs = config.stash.get(_WANTED, (set(), set()))
+    if not dirs:
+        return
+    here = config.invocation_params.dir
+    given = [Path(os.path.abspath(here / a.partition("[")[0].split("::")[0]))
+             for a in config.args if Path(os.path.abspath(here / a)) not in dirs]
+
+    def keep(item: pytest.Item) -> bool:
+        p = item.path
+        return (not isinstance(item, CorpusItem) or p.parent not in dirs
+                or (p, None) in wanted or (p, item.name) in wanted
+                or any(g == p or g in p.parents for g in given))
+
+    chosen = [i for i in items if keep(i)]
+    if len(chosen) != len(items):
+        config.hook.pytest_deselected(items=[i for i in items if not keep(i)])
+        items[:] = chosen
 
 
 def _resolve_specs(specs: list[str]) -> tuple[Decoder, ...]:
@@ -117,7 +205,16 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CorpusFile
         # pytest would name it from the argument's directory (entries/<id>.json), a
         # path that does not lead back to it: name it from where pytest runs
         nodeid = os.path.relpath(file_path, config.invocation_params.dir)
-    return CorpusFile.from_parent(parent, path=file_path, nodeid=nodeid)
+    shown = config.stash.setdefault(_SHOWN, {})
+    if file_path.parent not in shown:
+        shown[file_path.parent] = display_names(file_path.parent)
+    name = shown[file_path.parent].get(file_path, _escaped(file_path.name))
+    if name != file_path.name:  # a corpus's file name, never raw in an id
+        rel = nodeid or file_path.relative_to(config.rootpath).as_posix()
+        nodeid = safe.text(rel.rpartition("/")[0], None) + "/" + name
+    node = CorpusFile.from_parent(parent, path=file_path, nodeid=nodeid)
+    node.shown = file_path.with_name(name)
+    return node
 
 
 def label(entry: Entry, decoder: str) -> str:
@@ -129,6 +226,9 @@ def label(entry: Entry, decoder: str) -> str:
 
 class CorpusFile(pytest.File):
     """One sidecar: an item per decoder its entry checks, or one for a corrupt one."""
+
+    #: the path as shown (its name escaped: :func:`display_names`)
+    shown: Path | None = None
 
     def collect(self) -> Iterator[CorpusItem]:
         from utf8fuzz.engine.corpus import load_entry, sidecar_files
@@ -181,7 +281,9 @@ class CorpusItem(pytest.Item):
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, 0, self.name  # a line, so that a skip is reported here
+        # a line, so that a skip is reported here; the name as the node id shows it
+        shown = getattr(self.parent, "shown", None)
+        return shown or self.path, 0, self.name
 
 
 def run_check(entry: Entry, decoder: str, extra: tuple[Decoder, ...] = ()) -> bool:
@@ -196,7 +298,7 @@ def run_check(entry: Entry, decoder: str, extra: tuple[Decoder, ...] = ()) -> bo
         warnings.warn(safe.text(note), UserWarning, stacklevel=2)
     msg = safe.text(v.message)
     if v.status == "fail":
-        raise ReplayFailure(f"{safe.text(entry.signature)} ({entry.path}):\n  {msg}")
+        raise ReplayFailure(f"{safe.text(entry.signature)} ({safe.text(entry.path)}):\n  {msg}")
     if v.status == "open":
         pytest.xfail(msg)
     if v.status == "skip":  # reported at the entry, not at this line
@@ -215,7 +317,7 @@ def check_entry(entry: Entry, specs: tuple[str, ...] = ()) -> None:
     for v in verdicts:
         for note in v.notes:
             warnings.warn(safe.text(note), UserWarning, stacklevel=2)
-    head = f"{safe.text(entry.signature)} ({entry.path}):\n"
+    head = f"{safe.text(entry.signature)} ({safe.text(entry.path)}):\n"
     fails = [safe.text(v.message) for v in verdicts if v.status == "fail"]
     if fails:
         raise ReplayFailure(head + "\n".join(f"  {m}" for m in fails))

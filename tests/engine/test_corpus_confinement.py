@@ -111,8 +111,8 @@ def test_an_entry_rewritten_after_it_was_judged_is_not_pruned(tmp_path: Path,
     x = stale_entry(root)
     real = replay.reproduces
 
-    def reproduces_then_rewrite(entry):  # type: ignore[no-untyped-def]
-        verdict = real(entry)
+    def reproduces_then_rewrite(entry, extra=()):  # type: ignore[no-untyped-def]
+        verdict = real(entry, extra)
         side = json.loads(x.read_text())  # what a concurrent writer could do meanwhile
         side["found"]["note"] = "rewritten"
         x.write_text(json.dumps(side))

@@ -95,8 +95,9 @@ def test_project_decoder_open_finding_is_open(entry_path, monkeypatch):
     # Decoder.own (this project's, e.g. the fast path): owned without being given
     buggy = Planted("planted:accepts-c080", accepts_c080)
     buggy.own = True
-    monkeypatch.setattr(replay, "_resolve", lambda name: buggy if name.startswith(
-        "planted") else decoders.resolve(name)[0])
+    real = decoders.trusted
+    monkeypatch.setattr(decoders, "trusted", lambda name, given=(): buggy if name.startswith(
+        "planted") else real(name, given))
     assert verdict(entry_path, "planted:accepts-c080").status == "open"
 
 

@@ -13,6 +13,10 @@ corpus (no ``entries/`` and no ``inputs/``) or does not exist is one line on std
 and exit 2. Nothing read from the corpus is printed raw: ids, signatures, paths and
 messages pass through :func:`utf8fuzz.safe.text`.
 
+A corpus is data: a decoder it names runs only when it is this project's, an
+installed entry point, or given with ``--decoder`` (prune, refresh, migrate); any
+other is left unjudged (prune keeps its entry; migrate does not check its finding).
+
 ``corpus refresh [--decoder SPEC]`` records in each sidecar, as ``fixed``, every
 owned decoder (this project's, recorded own, or given with ``--decoder``) that now
 meets the expectation of its open finding (``--dry-run`` only lists them; see
@@ -29,6 +33,10 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from utf8fuzz.decoders.base import Decoder
 
 HELP = "verify (check), list, prune or refresh the corpus of saved divergences"
 
@@ -55,10 +63,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         a.add_argument("--dry-run", action="store_true",
                        help="prune, refresh, migrate: list only")
         a.add_argument("--json", action="store_true", help="print one JSON object")
-        if name == "refresh":
+        if name in ("refresh", "prune", "migrate"):
+            # the only way a decoder a corpus names, not this project's, runs here
             a.add_argument("--decoder", action="append", default=[], metavar="SPEC",
                            help="your decoder (a name, module:attr[@profile[/policy]]"
-                                "[+shape...] or exec:CMD); repeatable")
+                                "[+shape...] or exec:CMD); repeatable. A decoder the "
+                                "corpus names runs only if given here or built in")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "migrate":
         return _migrate(root, args)
     if args.action == "prune":
-        stale = replay.prune(root, dry_run=args.dry_run)
+        stale = replay.prune(root, dry_run=args.dry_run, extra=_given(args.decoder))
         verb = "would remove" if args.dry_run else "removed"
         for e in stale:
             print(f"{verb} {t(e.id)}  {t(e.signature)}")
@@ -108,13 +118,20 @@ def run(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def _given(specs: list[str]) -> list[Decoder]:
+    """The decoders the user names with ``--decoder``: the only specs resolved (a
+    corpus's own names go through :func:`utf8fuzz.decoders.trusted`)."""
+    from utf8fuzz import decoders
+
+    return [d for spec in specs for d in decoders.resolve(spec)]
+
+
 def _refresh(root: Path, args: argparse.Namespace) -> int:
-    from utf8fuzz import decoders, safe
+    from utf8fuzz import safe
     from utf8fuzz.engine import replay
 
     t = safe.text
-    extra = [d for spec in args.decoder for d in decoders.resolve(spec)]
-    done = replay.refresh(root, extra, dry_run=args.dry_run)
+    done = replay.refresh(root, _given(args.decoder), dry_run=args.dry_run)
     if args.json:
         print(json.dumps({"corpus": str(root), "dry_run": args.dry_run, "fixed": [
             {"id": e.id, "signature": e.signature, "decoders": names} for e, names in done]},
@@ -135,7 +152,7 @@ def _migrate(root: Path, args: argparse.Namespace) -> int:
     from utf8fuzz.engine.migrate import migrate
 
     t = safe.text
-    done = migrate(root, dry_run=args.dry_run)
+    done = migrate(root, dry_run=args.dry_run, extra=_given(args.decoder))
     if args.json:
         print(json.dumps({"corpus": str(root), "dry_run": args.dry_run,
                           "converted": [{"id": old, "now": new} for old, new in done.converted],

@@ -3,12 +3,13 @@
 Writes ``<out>/<YYYY-MM-DD>/report.html``, ``report.md`` and ``summary.json``
 (see ``reports/README.md``). A missing corpus directory is an error (exit 2); an
 empty corpus gives a valid report that says so; unreadable entries are listed in
-the report by path and the rest are still reported.
+the report by path, one line each on stderr too, and the rest are still reported.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from utf8fuzz import safe
@@ -32,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
     corpus = Path(args.corpus)
     if not corpus.is_dir():
-        raise UsageError(f"no corpus directory at {corpus}")
+        raise UsageError(f"no corpus directory at {safe.text(corpus)}")
     if args.date is not None and not DATE.match(args.date):
         raise UsageError(f"bad --date {args.date!r}: expected YYYY-MM-DD")
     out = build_report(corpus, Path(args.out), None, args.date)
@@ -41,6 +42,9 @@ def run(args: argparse.Namespace) -> int:
 
     s = json.loads(summary.read_text(encoding="utf-8"))
     n, bad = s["corpus"]["entries"], len(s["corpus"]["unreadable"])
+    for c in s["corpus"]["unreadable"]:  # escaped by the summary; again, to be sure
+        print(f"utf8fuzz report: skipped {safe.text(c['path'])}: {safe.text(c['reason'])}",
+              file=sys.stderr)
     extra = f", {bad} unreadable (listed in the report)" if bad else ""
     print(f"report for {n} corpus entries{extra}: {safe.text(out / 'report.html')}")
     return 0

@@ -8,12 +8,18 @@ Names. ``resolve(spec)`` accepts a decoder name (``cpython:replace``), a glob
 (``cpython:*``), or a user's decoder as ``module:attr`` with an optional claim and
 shape (``mypkg.codec:decode@corrected/per-byte+codec``), handled by :mod:`.plugin`, or a
 program in any language as ``exec:'CMD ARGS'[@profile[/policy]]``, handled by :mod:`.exec`.
+
+Trust. ``resolve`` is for what a person names (``--decoder``, the pytest plugin's
+``--utf8fuzz-decoder``): it imports modules and starts programs. A name read from a
+corpus (a sidecar, ``known.toml``) is data, possibly hostile, and becomes a decoder
+only through :func:`trusted`, which never imports, runs or globs anything.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import importlib
+from collections.abc import Sequence
 from functools import cache
 
 from utf8fuzz.decoders.base import Decoder, Unavailable
@@ -97,4 +103,27 @@ def resolve(spec: str) -> list[Decoder]:
     raise UnknownDecoder(f"unknown decoder {spec!r}; families here: {names}")
 
 
-__all__ = ["Decoder", "Unavailable", "available", "discover_all", "resolve", "unavailable"]
+def trusted(name: str, given: Sequence[Decoder] = ()) -> Decoder | str:
+    """The decoder a name read from a corpus stands for, or why there is none here.
+
+    The one rule for corpus data: a recorded name is matched *exactly* against the
+    decoders the user gave (``given``: ``--decoder``, ``--utf8fuzz-decoder``), then
+    against :func:`available` (this project's adapters and installed entry points).
+    Never a glob, never a ``module:attr`` import, never an ``exec:`` command, and a
+    recorded ``spec`` is never read: a corpus that names code does not run it. The
+    reason completes "NAME is not available here: ..."."""
+    for d in given:
+        if d.name == name:
+            return d
+    for d in available():
+        if d.name == name:
+            return d
+    for u in unavailable():
+        if u.name == name:
+            return u.reason
+    return ("recorded in the corpus, not given here (a decoder a corpus names runs only "
+            "when given with --decoder)")
+
+
+__all__ = ["Decoder", "Unavailable", "available", "discover_all", "resolve", "trusted",
+           "unavailable"]

@@ -42,20 +42,21 @@ import json
 import os
 import platform
 import posixpath
+import re
 import stat
 import sys
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from utf8fuzz import __version__, safe
 from utf8fuzz.decoders.chunks import cuts
-from utf8fuzz.engine.explain import RULES, explain, family, finding_id
+from utf8fuzz.engine.explain import RULES, SEVERITIES, explain, family, finding_id
 from utf8fuzz.engine.generalize import render
 from utf8fuzz.engine.signature import Signature, signature_id
-from utf8fuzz.outcome import VIEWS, Outcome
+from utf8fuzz.outcome import VIEWS, Outcome, Status
 
 #: The sidecar format written. 2: a signature names one decoder, and the sidecar
 #: records its ``finding``; 1: a signature may name several (still read; converted by
@@ -71,6 +72,11 @@ MAX_SIDECAR_BYTES = 8 << 20
 MAX_INPUT_BYTES = 1 << 20
 #: Longest name (signature, profile, decoder, file, ...) a sidecar may give.
 MAX_NAME_CHARS = 1000
+#: Deepest nesting of arrays and objects a sidecar may have. The format's deepest
+#: path is 6 (outcomes, a decoder, outcome, tokens, a token); the margin is for keys
+#: later formats add. A bound of its own, so that no reader (nor a rewrite by
+#: ``json.dumps``) ever meets Python's recursion limit, wherever its stack stands.
+MAX_JSON_DEPTH = 32
 #: Age after which the temporary file of a writer that is gone is removed. A write
 #: takes milliseconds; the age also protects writers this host cannot see (another
 #: container or machine on a shared file system), whose pids look gone.
@@ -196,8 +202,24 @@ def read_sidecar(path: Path) -> dict[str, Any]:
         raise CorpusError(f"not valid JSON: {safe.text(e, 200)}") from None
     if not isinstance(side, dict):
         raise CorpusError("not a JSON object")
+    if json_depth(side) > MAX_JSON_DEPTH:
+        raise CorpusError(f"not valid JSON: nested too deeply (over {MAX_JSON_DEPTH} levels)")
     validate(side)
     return side
+
+
+def json_depth(doc: object) -> int:
+    """How deeply arrays and objects nest in ``doc`` (a scalar: 0), found without
+    recursion (a document's depth is what is being bounded)."""
+    deepest, todo = 0, [(doc, 1)]
+    while todo:
+        v, d = todo.pop()
+        kids = v.values() if isinstance(v, dict) else v if isinstance(v, list) else None
+        if kids is None:
+            continue
+        deepest = max(deepest, d)
+        todo.extend((k, d + 1) for k in kids if isinstance(k, (dict, list)))
+    return deepest
 
 
 def _int(v: object) -> bool:
@@ -221,6 +243,7 @@ def _wrong(key: str, what: str) -> CorpusError:
 
 
 _NAME = f"a string of at most {MAX_NAME_CHARS} characters"
+_FINDING_ID = re.compile(r"[0-9a-f]{16}")
 _NAMES = f"a list of strings of at most {MAX_NAME_CHARS} characters"
 _OPTIONAL_FIELDS: dict[str, dict[str, tuple[Any, str]]] = {
     # key -> {field: (check, what it must be)}; each field is optional
@@ -228,11 +251,15 @@ _OPTIONAL_FIELDS: dict[str, dict[str, tuple[Any, str]]] = {
               "original_size": (_int, "an integer"), "minimized_size": (_int, "an integer"),
               "minimizer": (lambda v: v is None or isinstance(v, dict), "an object"),
               "explain_seconds": (lambda v: isinstance(v, (int, float)), "a number")},
-    "finding": {"id": (_name, _NAME), "family": (_name, _NAME), "rule": (_name, _NAME),
-                "explanation": (_name, _NAME), "severity": (_name, _NAME),
+    "finding": {"id": (lambda v: isinstance(v, str) and _FINDING_ID.fullmatch(v) is not None,
+                       "16 lower-case hex digits"),
+                "family": (_name, _NAME), "rule": (lambda v: _name(v) and bool(v), _NAME),
+                "explanation": (_name, _NAME),
+                "severity": (lambda v: v in SEVERITIES, f"one of {', '.join(SEVERITIES)}"),
                 "pattern": (lambda v: isinstance(v, str) and len(v) <= 4 * MAX_INPUT_BYTES,
-                            "a string"), "checked": (_int, "an integer"),
-                "rules": (_int, "an integer")},
+                            "a string"),
+                "checked": (lambda v: _int(v) and v >= 0, "a non-negative integer"),
+                "rules": (lambda v: _int(v) and v >= 1, "a positive integer")},
     "first_difference": {"offset": (lambda v: v is None or _int(v), "an integer"),
                          "view": (_name, _NAME), "detail": (lambda v: isinstance(v, str),
                                                              "a string")},
@@ -283,6 +310,7 @@ def validate(side: Mapping[str, Any]) -> None:
 
 
 _TOKEN_KINDS = ("char", "error", "reserved")
+_STATUSES: tuple[str, ...] = get_args(Status)
 _VIEW_CHECKS: dict[str, Any] = {
     "spans": lambda v: isinstance(v, list) and all(_span(x) for x in v),
     "strict": lambda v: v is None or _span(v),
@@ -304,8 +332,8 @@ def _check_outcome_json(where: str, o: object) -> None:
     of the result work; whether the tokens tile is ``from_json``'s to say."""
     if not isinstance(o, dict):
         raise _wrong(where, "an object")
-    if o.get("status") not in ("ok", "crash", "timeout"):
-        raise _wrong(f"{where}.status", "ok, crash or timeout")
+    if o.get("status") not in _STATUSES:
+        raise _wrong(f"{where}.status", ", ".join(_STATUSES))
     if not (_int(o.get("length")) and o["length"] >= 0):
         raise _wrong(f"{where}.length", "a non-negative integer")
     if "detail" in o and not isinstance(o["detail"], str):
@@ -685,27 +713,44 @@ def finding_ids(corpus: Path) -> set[str]:
 
 
 def replace_entry(corpus: Path, old: Entry, sidecars: list[dict[str, Any]]) -> list[Path]:
-    """Replace ``old`` by ``sidecars`` (for its input), under :func:`locked`: each is
-    written unless an entry of its signature with an input no longer than ``old``'s
-    is already there; ``old``'s sidecar is removed unless one of them took its
-    place. Returns the sidecars written."""
+    """Replace ``old`` by ``sidecars`` (for its input), under :func:`locked`, judged
+    on what is on disk then, not on what was read before (a fuzz worker may have
+    saved meanwhile): each is written unless an entry of its signature with an input
+    no longer than ``old``'s is already there, ``old`` itself excepted; ``old``'s
+    sidecar is removed unless one of them took its place or it was rewritten since
+    ``old`` was read. Shortest wins, as in :func:`save`. Returns the sidecars
+    written."""
     written: list[Path] = []
     corpus = Path(corpus)
     with locked(corpus):
         for side in sidecars:
             path = entries_dir(corpus) / f"{signature_id(str(side['signature']))}.json"
-            if path != old.path:
-                try:
-                    if len(load_entry(path).data) <= len(old.data):
-                        continue
-                except CorpusError:
-                    pass
+            if _kept_over(path, old):
+                continue
             atomic_write(path, (json.dumps(side, indent=2, sort_keys=True) + "\n").encode())
             written.append(path)
-        if old.path not in written:
-            with contextlib.suppress(FileNotFoundError):
-                old.path.unlink()
+        if old.path not in written and _unchanged(old):
+            old.path.unlink()
     return written
+
+
+def _unchanged(entry: Entry) -> bool:
+    """Does ``entry``'s sidecar still hold what was read (re-read now)?"""
+    try:
+        return load_entry(entry.path).sidecar == entry.sidecar
+    except CorpusError:
+        return False
+
+
+def _kept_over(path: Path, old: Entry) -> bool:
+    """Must the entry at ``path`` now (re-read; called under :func:`locked`) be kept
+    rather than be replaced by one for ``old``'s input? Yes when it loads, is not
+    ``old`` as read, and its input is no longer than ``old``'s."""
+    try:
+        now = load_entry(path)
+    except CorpusError:
+        return False  # none, or one that does not load: replaced
+    return now.sidecar != old.sidecar and len(now.data) <= len(old.data)
 
 
 def build_sidecar(

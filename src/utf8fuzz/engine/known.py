@@ -117,8 +117,8 @@ def load(corpus: Path) -> Known:
     """The known differences of ``corpus`` (``corpus/known.toml``); an empty
     :class:`Known` when there is no such file; :class:`KnownError` when it is not
     usable (a symlink, not a regular file, over :data:`MAX_KNOWN_BYTES`, not UTF-8
-    TOML, a table or key this format does not have, a value of the wrong type, a
-    missing ``decoder`` or ``reason``)."""
+    TOML, nested too deeply to parse, a table or key this format does not have, a
+    value of the wrong type, a missing ``decoder`` or ``reason``)."""
     path = path_of(corpus)
     shown = safe.text(path)
 
@@ -154,6 +154,8 @@ def load(corpus: Path) -> Known:
         raise bad(f"is not UTF-8 (byte {e.start})") from None
     except tomllib.TOMLDecodeError as e:
         raise bad(f"is not TOML: {e}") from None
+    except RecursionError:  # tomllib recurses once per level of nested arrays or tables
+        raise bad("is nested too deeply (arrays or inline tables inside one another)") from None
     return Known(tuple(_rules(doc, bad)))
 
 

@@ -7,8 +7,10 @@ its finding. Each format-1 entry becomes one entry per decoder it names, for the
 same input, with that decoder's outcome and the reference's (the other decoders'
 outcomes are kept too: they are what the entry was found with). Its finding is
 checked on fresh inputs and generalized (:func:`.finder.finding_of`) when the
-decoder is available here and still gives the outcome recorded; otherwise it is
-explained from the recorded outcome, not checked (``checked`` 0).
+decoder is available here (this project's, an installed entry point, or given with
+``--decoder``: :func:`utf8fuzz.decoders.trusted`; a corpus never loads one) and
+still gives the outcome recorded; otherwise it is explained from the recorded
+outcome, not checked (``checked`` 0).
 
 Explained again. A format-2 entry whose finding was made by older explanation
 rules (:func:`.corpus.stale`) gets its finding again from the current rules, where
@@ -24,10 +26,12 @@ second time; a format-2 entry is left as it is.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.engine import replay
 from utf8fuzz.engine.differ import Differ
@@ -48,8 +52,8 @@ class Migrated:
     notes: list[str] = field(default_factory=list)
 
 
-def _finding(entry: corpus_mod.Entry, sig: Signature, recorded: dict[str, Any]
-             ) -> tuple[dict[str, Any], str | None]:
+def _finding(entry: corpus_mod.Entry, sig: Signature, recorded: dict[str, Any],
+             extra: Sequence[Decoder] = ()) -> tuple[dict[str, Any], str | None]:
     """The finding of ``sig``'s one decoder; and a note when it could not be checked."""
     name = sig.decoders[0]
     unchecked = next(f for f in corpus_mod.entry_findings(entry) if f["decoder"] == name)
@@ -57,7 +61,7 @@ def _finding(entry: corpus_mod.Entry, sig: Signature, recorded: dict[str, Any]
     out = recorded.get(name)
     if out is None or not out.ok:
         return unchecked, None  # a crash or hang is its own explanation: not run again
-    d, rec, _ = replay._decoder(entry, name, ())
+    d, rec, _ = replay._decoder(entry, name, extra)
     if isinstance(d, str) or rec is None:
         return unchecked, f"{name}: not available here ({d}); finding not checked"
     now = Differ([d]).run(entry.data, full=True).outcomes.get(name)
@@ -66,9 +70,12 @@ def _finding(entry: corpus_mod.Entry, sig: Signature, recorded: dict[str, Any]
     return finding_of(entry.data, sig, now, d), None
 
 
-def migrate(corpus: Path, *, dry_run: bool = False) -> Migrated:
+def migrate(corpus: Path, *, dry_run: bool = False, extra: Sequence[Decoder] = ()) -> Migrated:
     """Convert every entry of ``corpus`` older than the current format (see the
-    module docstring); ``dry_run``: say what would change, write nothing."""
+    module docstring); ``dry_run``: say what would change, write nothing. The
+    decoders run are the caller's (``extra``: ``--decoder``) and those
+    :func:`utf8fuzz.decoders.trusted` finds by name, never one the corpus names only
+    (its finding is then not checked)."""
     entries, _ = corpus_mod.load(corpus)
     done = Migrated()
     for e in entries:
@@ -83,7 +90,7 @@ def migrate(corpus: Path, *, dry_run: bool = False) -> Migrated:
             if out is None or not out.ok:  # a failure explains itself under any rules
                 finding, note = {**side["finding"], "rules": RULES}, None
             else:
-                finding, note = _finding(e, sig, recorded)
+                finding, note = _finding(e, sig, recorded, extra)
             if note:
                 done.notes.append(f"{e.id}: {note}; it keeps its finding")
                 continue
@@ -99,7 +106,7 @@ def migrate(corpus: Path, *, dry_run: bool = False) -> Migrated:
                 done.notes.append(f"{e.id}: {name} has no recorded outcome; left out")
                 continue
             sig = Signature(old.profile, old.klass, old.feature, (name,))
-            finding, note = _finding(e, sig, recorded)
+            finding, note = _finding(e, sig, recorded, extra)
             if note:
                 done.notes.append(f"{e.id}: {note}")
             new.append({**side, "format": corpus_mod.FORMAT, "signature": str(sig),

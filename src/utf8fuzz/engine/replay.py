@@ -27,7 +27,10 @@ checks, :func:`check` judges one (the pytest plugin makes one test item of each)
   behaviour fails and says whether it now agrees with the reference (a fix upstream:
   re-record) or not (a new bug).
 
-A decoder not available here is skipped with the reason.
+A decoder not available here is skipped with the reason. A corpus is data: the
+decoders it names are found only by :func:`utf8fuzz.decoders.trusted` (the caller's,
+this project's, installed entry points; exact names), never loaded from a recorded
+``spec`` or name, so a sidecar naming ``exec:...`` or ``module:attr`` runs nothing.
 """
 
 from __future__ import annotations
@@ -35,7 +38,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -67,20 +69,6 @@ class Verdict:
     status: Status
     message: str = ""
     notes: list[str] = field(default_factory=list)
-
-
-@cache
-def _resolve(spec: str, name: str | None = None) -> Decoder | str:
-    """The decoder ``spec`` loads that is named ``name`` (default: ``spec`` itself;
-    a spec may load several: an ``+incremental`` mode and its ``:oneshot``
-    sibling), or the reason it is not available here."""
-    name = spec if name is None else name
-    try:
-        found = registry.resolve(spec)
-    except Exception as e:  # unknown, unavailable, a plug-in that fails to import
-        return f"{type(e).__name__}: {e}" if not isinstance(e, ValueError) else str(e)
-    exact = [d for d in found if d.name == name]
-    return (exact or found)[0]
 
 
 def _versions(v: Any) -> dict[str, str]:
@@ -152,9 +140,7 @@ def _decoder(entry: Entry, name: str, extra: Sequence[Decoder]
         return given, rec, True
     if rec is None:
         return "neither recorded in this entry nor given", None, False
-    # a plug-in is loaded by its spec, which may load more than the decoder named
-    spec = str(rec.get("spec") or name)
-    d = _resolve(spec) if spec == name else _resolve(spec, name)
+    d = registry.trusted(name)  # never rec["spec"]: the corpus names, it does not load
     return d, rec, rec.get("own") is True or (not isinstance(d, str) and d.own)
 
 
@@ -310,7 +296,7 @@ def _record_fixed(corpus: Path, entry: Entry, fixed: dict[str, Any]) -> bool:
     return True
 
 
-def _protected(entry: Entry) -> bool:
+def _protected(entry: Entry, extra: Sequence[Decoder] = ()) -> bool:
     """Is ``entry`` a regression test of someone's own decoder, which pruning must
     keep even when its signature no longer reproduces (that is what a fix does)? Yes
     when it records a fix, or one of the decoders its signature names is owned: this
@@ -323,7 +309,7 @@ def _protected(entry: Entry) -> bool:
         rec = entry.sidecar["outcomes"].get(name) or {}
         if rec.get("own") is True or rec.get("spec"):
             return True
-        d = _resolve(str(name))
+        d = registry.trusted(str(name), extra)
         if not isinstance(d, str) and d.own:
             return True
     return False
@@ -332,22 +318,23 @@ def _protected(entry: Entry) -> bool:
 # -- pruning ----------------------------------------------------------------------------
 
 
-def reproduces(entry: Entry) -> bool | None:
+def reproduces(entry: Entry, extra: Sequence[Decoder] = ()) -> bool | None:
     """Does the current engine still give ``entry``'s signature on its input, with
     the decoders the signature names? None when one of them is not available here
-    (nothing can be said, and nothing should be removed)."""
+    (nothing can be said, and nothing should be removed), which is always so for a
+    decoder only a ``spec`` could load and ``extra`` (the caller's) does not hold
+    (:func:`utf8fuzz.decoders.trusted`)."""
     chosen = []
     for name in entry.sidecar["decoders"]:
-        rec = entry.sidecar["outcomes"].get(name) or {}
-        try:
-            found = registry.resolve(rec.get("spec") or name)
-        except Exception:  # unknown, unavailable, a plug-in that fails to import
+        d = registry.trusted(str(name), extra)
+        if isinstance(d, str):
             return None
-        chosen.append(next((d for d in found if d.name == name), found[0]))
+        chosen.append(d)
     return entry.signature in Differ(chosen).signatures(entry.data)
 
 
-def prune(corpus: Path, *, dry_run: bool = False) -> list[Entry]:
+def prune(corpus: Path, *, dry_run: bool = False, extra: Sequence[Decoder] = ()
+          ) -> list[Entry]:
     """Remove the entries whose signature the current engine no longer gives.
 
     Signatures are names: when the engine learns to name a divergence better, or an
@@ -365,7 +352,7 @@ def prune(corpus: Path, *, dry_run: bool = False) -> list[Entry]:
 
     corpus = Path(corpus)
     entries, _ = load(corpus)
-    stale = [e for e in entries if not _protected(e) and reproduces(e) is False]
+    stale = [e for e in entries if not _protected(e, extra) and reproduces(e, extra) is False]
     if dry_run or not stale:
         return stale
     with corpus_mod.locked(corpus):
