@@ -24,18 +24,19 @@ from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.outcome import Outcome
 
 # Runs each command through the CLI's main in one process (one start-up), and
-# reports its exit code and what it wrote to stderr.
+# reports its exit code and what it wrote to stdout and stderr.
 DRIVER = """\
 import contextlib, io, json, sys
 from utf8fuzz.cli import main
 for cmd in json.loads(sys.argv[1]):
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
         try:
             rc = main(cmd)
         except SystemExit as e:
             rc = e.code
-    print("@@" + json.dumps({"cmd": cmd[0], "rc": rc, "err": err.getvalue()}), flush=True)
+    print("@@" + json.dumps({"cmd": cmd[0], "rc": rc, "err": err.getvalue(),
+                             "out": out.getvalue()}), flush=True)
 """
 
 
@@ -126,6 +127,8 @@ def test_a_bad_sidecar_is_one_line_and_every_command_goes_on(tmp_path: Path) -> 
     assert summary["corpus"]["entries"] == 1
     assert fuzz["rc"] in (0, 1), fuzz  # not 3
     assert "Traceback" not in fuzz["err"]
+    said = fuzz["out"] + fuzz["err"]  # the run names each entry it skipped
+    assert bad.name in said and deep.name in said and "\x1b" not in said, said
     assert check["rc"] == 1 and "Traceback" not in check["err"]
     assert good.exists() and bad.exists()
 

@@ -187,6 +187,10 @@ class Work:
             shutil.rmtree(d, ignore_errors=True)
 
 
+#: Unreadable corpus entries a run names in its notes; the rest it counts.
+BAD_ENTRIES_NAMED = 10
+
+
 class Control:
     """What the engines share: the deadlines, the stop signal, the processes to stop,
     and one lock that lets one recovery run at a time (each forks)."""
@@ -1121,7 +1125,13 @@ def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: fl
     extra["work"] = str(w.root)
     exclude = killers(corpus)
     if corpus is not None:
-        entries, _ = corpus_mod.load(corpus)
+        entries, problems = corpus_mod.load(corpus)
+        # read and skipped, never fatal: each named once (the first few), the rest counted
+        for pr in problems[:BAD_ENTRIES_NAMED]:
+            progress.note(f"corpus entry {pr} (skipped)")
+        if len(problems) > BAD_ENTRIES_NAMED:
+            progress.note(f"{len(problems) - BAD_ENTRIES_NAMED} more unreadable corpus entries "
+                          "skipped (`utf8fuzz corpus check` lists them all)")
         progress.before = frozenset(f["id"] for e in entries
                                     for f in corpus_mod.entry_findings(e))
         old = sum(corpus_mod.stale(e) for e in entries)
