@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from utf8fuzz import safe
 from utf8fuzz.report.analyze import Report, Section
+from utf8fuzz.report.facts import Code, CodePoints, Fact, Hex, Part, Text, entry_facts
 from utf8fuzz.report.findings import Finding, headline, spec_side
 from utf8fuzz.report.hexview import Gap, Grid, layout
-from utf8fuzz.report.load import fed_chunks
 from utf8fuzz.report.svg import matrix_svg, trend_svg
 
 GRID_WIDTH = 16  # columns per grid row: fits a 1280px window with U+XXXX labels
@@ -103,34 +103,31 @@ def grid_html(grid: Grid) -> str:
     return "".join(out)
 
 
+def part_html(p: Part) -> str:
+    """One part of a fact (:mod:`.facts`), escaped for HTML."""
+    if isinstance(p, Text):
+        return h(p.value)
+    if isinstance(p, Code):
+        return f"<code>{h(p.value)}</code>"
+    if isinstance(p, Hex):
+        return f"<code>{h(safe.hexbytes(p.value))}</code>"
+    if isinstance(p, CodePoints):
+        return f"<code>{h(safe.cps(p.value))}</code>"
+    return f'<a href="#{h(p.anchor)}"><code>{h(p.label)}</code></a>'
+
+
+def facts_html(facts: list[Fact]) -> str:
+    items = []
+    for f in facts:
+        cls = ' class="warn"' if f.warn else ""
+        label = f"{h(f.label)} " if f.label else ""
+        items.append(f"<li{cls}>{label}{''.join(part_html(p) for p in f.parts)}</li>")
+    return f"<ul>{''.join(items)}</ul>"
+
+
 def _section(i: int | str, sec: Section) -> str:
     e, ev = sec.entry, sec.verdict
     new = ' <span class="new">new in this run</span>' if sec.new else ""
-    facts = [
-        f"<li>id <code>{h(e.sig_id)}</code>; profile <b>{h(e.profile)}</b>, class "
-        f"<b>{h(e.cls)}</b>, feature <b>{h(e.feature)}</b></li>",
-        f"<li>input ({len(e.data)} bytes): <code>{h(safe.hexbytes(e.data))}</code></li>",
-        f"<li>reference <code>{h(e.reference)}</code>; first difference at byte "
-        f"{ev.offset}"
-        + (f" ({h(e.first_difference.get('view'))} view)" if e.first_difference.get("view")
-           else "") + "</li>",
-    ]
-    if e.position_dependent:
-        facts.append("<li>position-dependent: block boundaries are marked</li>")
-    fnd = e.extra.get("finding")
-    if isinstance(fnd, dict):
-        facts.append(f"<li>finding <a href=\"#finding-{h(fnd.get('id', ''))}\"><code>"
-                     f"{h(str(fnd.get('id', ''))[:8])}</code></a>: {h(fnd.get('explanation', ''))}"
-                     f"; pattern <code>{h(fnd.get('pattern', ''))}</code></li>")
-    facts += [f"<li><code>{h(name)}</code> was fed in chunks: <code>{h(split)}</code></li>"
-              for name, split in fed_chunks(e)]
-    if e.found:
-        facts.append("<li>found: " + h(", ".join(
-            f"{k} {e.found[k]}" for k in ("at", "engine", "original_size", "minimized_size")
-            if k in e.found)) + "</li>")
-    facts += [f'<li class="warn">warning: {h(w)}</li>' for w in e.warnings]
-    if sec.known is not None:
-        facts.append(f"<li>known difference: {h(sec.known)}</li>")
     wrong = [v for v in ev.verdicts if not v.follows]
     right = [v for v in ev.verdicts if v.follows]
     rows = "".join(
@@ -145,7 +142,7 @@ def _section(i: int | str, sec: Section) -> str:
                      + "</p>")
     return (
         f'<section id="sig-{h(e.sig_id)}"><h3>{i}. {h(e.signature)}{new}</h3>'
-        f"<ul>{''.join(facts)}</ul>"
+        f"{facts_html(entry_facts(sec))}"
         f'<div class="clause"><b>Clause:</b> {h(ev.clause.ref)}.<br>'
         f"{h(ev.clause.explanation)}</div>"
         f"{verdicts}"
