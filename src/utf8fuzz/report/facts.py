@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from utf8fuzz.report.analyze import Section
+from utf8fuzz.report.findings import Finding, example, modes, pattern_of
 from utf8fuzz.report.load import fed_chunks
 
 
@@ -92,4 +93,50 @@ def entry_facts(sec: Section) -> list[Fact]:
     return out
 
 
-__all__ = ["Code", "CodePoints", "Fact", "Hex", "Link", "Part", "Text", "entry_facts"]
+def finding_facts(f: Finding) -> list[Fact]:
+    """What the findings list shows of a finding under its title: its smallest
+    example (input, what the spec says, what the decoder did), its pattern, how sure
+    it is, its severity, its decoders, and why it is known."""
+    out = []
+    ex = example(f)
+    if ex is not None:
+        n = len(ex.data)
+        out.append(Fact("smallest example:", (Hex(ex.data),
+                                              Text(f" ({n} byte{'s' if n != 1 else ''}, "),
+                                              Link(f"sig-{ex.sig_id}", ex.sig_id),
+                                              Text(")"))))
+        out.append(Fact(f"the spec ({ex.profile}, {ex.policy}), {ex.view} view:",
+                        (Text(ex.spec),)))
+        out.append(Fact("decoder", (Code(ex.decoder), Text(f": {ex.did}"))))
+    sure = (f"checked on {f.checked} fresh inputs" if f.checked
+            else "not checked on fresh inputs")
+    out.append(Fact("pattern", (Code(f.pattern), Text(f", {sure}; severity {f.severity}"))))
+    names: list[Part] = []
+    for d in f.decoders:
+        names += [Text(", "), Code(d)] if names else [Code(d)]
+    out.append(Fact("decoders:", (*names, Text(f"; finding {f.id}"))))
+    out += [Fact("known:", (Text(r),)) for r in f.reasons]
+    return out
+
+
+#: The most evidence signatures listed in Markdown (a short list); HTML folds them all.
+MD_EVIDENCE = 10
+
+
+def evidence(f: Finding) -> tuple[str, list[Fact]]:
+    """A finding's evidence, folded: a one-line summary (its signatures, and the
+    modes it shows in) and its facts: each signature with its own pattern, the spec's
+    clauses that decide them, and the rule in full."""
+    n = len(f.sections)
+    summary = f"evidence: {n} signature{'s' if n != 1 else ''}, {modes(f)}"
+    out = [Fact("", (Link(f"sig-{sec.entry.sig_id}", sec.entry.sig_id),
+                     Text(f" {sec.entry.signature}; pattern "), Code(pattern_of(sec))))
+           for sec in f.sections]
+    clauses = sorted({sec.verdict.clause.ref for sec in f.sections})
+    out += [Fact("the spec:", (Text(c),)) for c in clauses]
+    out.append(Fact("the rule:", (Text(f.text),)))
+    return summary, out
+
+
+__all__ = ["MD_EVIDENCE", "Code", "CodePoints", "Fact", "Hex", "Link", "Part", "Text",
+           "entry_facts", "evidence", "finding_facts"]

@@ -11,8 +11,18 @@ from __future__ import annotations
 
 from utf8fuzz import safe
 from utf8fuzz.report.analyze import Report, Section
-from utf8fuzz.report.facts import Code, CodePoints, Fact, Hex, Part, Text, entry_facts
-from utf8fuzz.report.findings import Finding, headline, spec_side
+from utf8fuzz.report.facts import (
+    Code,
+    CodePoints,
+    Fact,
+    Hex,
+    Part,
+    Text,
+    entry_facts,
+    evidence,
+    finding_facts,
+)
+from utf8fuzz.report.findings import Finding, headline, title
 from utf8fuzz.report.hexview import Gap, Grid, layout
 from utf8fuzz.report.svg import matrix_svg, trend_svg
 
@@ -55,6 +65,8 @@ p.elided{color:#555;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:
  margin:.2em 0}
 .legend span{display:inline-block;padding:0 .4em;margin-right:.3em;border:1px solid #ccc}
 .warn{color:#8a5300}.nowrap{white-space:nowrap}
+.finding{margin:1em 0 1.5em}.finding ul{margin:.3em 0}
+.finding details{margin-left:1.5em}.finding summary{cursor:pointer;color:#335}
 """
 
 
@@ -222,23 +234,17 @@ def render(rep: Report) -> str:
     return "\n".join(parts)
 
 
-def _finding_rows(fs: list[Finding]) -> str:
-    out = ['<table class="t"><tr><th>finding</th><th>family</th><th>decoders</th>'
-           "<th>severity</th><th>explanation and pattern</th><th>the spec</th>"
-           "<th>evidence</th></tr>"]
-    for f in fs:
-        ev = ", ".join(f'<a href="#sig-{h(sid)}">{h(sid)}</a>' for sid in f.signatures)
-        why = ("".join(f"<br>known: {h(r)}" for r in f.reasons) if f.known else "")
-        out.append(f'<tr id="finding-{h(f.id)}"><td><code>{h(f.id[:8])}</code></td>'
-                   f"<td>{h(f.family)}</td>"
-                   f"<td>{'<br>'.join(f'<code>{h(d)}</code>' for d in f.decoders)}</td>"
-                   f"<td>{h(f.severity)}</td><td>{h(f.text)}{why}"
-                   f"<br><code>{h(f.pattern)}</code>"
-                   + (f" <small>(checked on {f.checked} fresh inputs)</small>"
-                      if f.checked else "") + "</td>"
-                   f"<td>{h(spec_side(f))}</td>"
-                   f"<td>{len(f.signatures)}: {ev}</td></tr>")
-    out.append("</table>")
+def _finding_blocks(fs: list[Finding], prefix: str = "") -> str:
+    """Each finding once: its title, its facts (:func:`.facts.finding_facts`), then
+    its evidence folded."""
+    out = []
+    for i, f in enumerate(fs, 1):
+        summary, ev = evidence(f)
+        out.append(f'<div class="finding" id="finding-{h(f.id)}">'
+                   f"<h3>{prefix}{i}. {h(title(f))}</h3>"
+                   f"{facts_html(finding_facts(f))}"
+                   f"<details><summary>{h(summary)}</summary>{facts_html(ev)}</details>"
+                   "</div>")
     return "".join(out)
 
 
@@ -253,14 +259,14 @@ def _findings(rep: Report) -> str:
            f"<p><b>{h(headline(open_))}</b>"
            + (f"; known and listed apart: {h(headline(known))}" if known else "") + ".</p>",
            "<p>A finding is one cause in one decoder family: the simplest rule that "
-           "reproduces what the decoder did, stated in the spec's words, with the "
-           "signatures that show it as its evidence. The spec column is the clause of "
-           "the first evidence signature, where the reference decides.</p>"]
+           "reproduces what the decoder did, shown by its smallest example, with the "
+           "signatures that show it, and the spec's clauses that decide them, as its "
+           "evidence (unfold it).</p>"]
     if open_:
-        out.append(_finding_rows(open_))
+        out.append(_finding_blocks(open_))
     if known:
         out.append('<h3 id="known-findings">Known findings</h3><p>Every signature of these is '
-                   "accepted in the corpus's known.toml.</p>" + _finding_rows(known))
+                   "accepted in the corpus's known.toml.</p>" + _finding_blocks(known, "K"))
     return "".join(out)
 
 

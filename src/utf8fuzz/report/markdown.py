@@ -10,8 +10,19 @@ from typing import Any
 
 from utf8fuzz import safe
 from utf8fuzz.report.analyze import Report, Section
-from utf8fuzz.report.facts import Code, CodePoints, Fact, Hex, Part, Text, entry_facts
-from utf8fuzz.report.findings import Finding, headline, spec_side
+from utf8fuzz.report.facts import (
+    MD_EVIDENCE,
+    Code,
+    CodePoints,
+    Fact,
+    Hex,
+    Part,
+    Text,
+    entry_facts,
+    evidence,
+    finding_facts,
+)
+from utf8fuzz.report.findings import Finding, headline, title
 from utf8fuzz.report.hexview import text_layout
 
 GRID_WIDTH = 16
@@ -158,18 +169,20 @@ def render(rep: Report) -> str:
     return "\n".join(out)
 
 
-def _finding_rows(fs: list[Finding]) -> list[str]:
-    rows = []
-    for f in fs:
-        why = "".join(f"; known: {safe.md(r)}" for r in f.reasons) if f.known else ""
-        rows.append([safe.md_code(f.id[:8]), safe.md(f.family),
-                     ", ".join(safe.md_code(d) for d in f.decoders), safe.md(f.severity),
-                     safe.md(f.text) + why + " " + safe.md_code(f.pattern),
-                     safe.md(spec_side(f)),
-                     f"{len(f.signatures)}: " + ", ".join(safe.md_code(s)
-                                                          for s in f.signatures)])
-    return _table(["finding", "family", "decoders", "severity", "explanation and pattern",
-                   "the spec", "evidence"], rows)
+def _finding_blocks(fs: list[Finding], prefix: str = "") -> list[str]:
+    """Each finding once (see html._finding_blocks); its evidence a short list."""
+    out = []
+    for i, f in enumerate(fs, 1):
+        summary, ev = evidence(f)
+        sigs = [x for x in ev if not x.label]
+        rest = [x for x in ev if x.label]
+        more = len(sigs) - MD_EVIDENCE
+        out += [f"### {prefix}{i}. {safe.md(title(f))}", "", *facts_md(finding_facts(f)),
+                f"- {safe.md(summary)}",
+                *["  " + x for x in facts_md(sigs[:MD_EVIDENCE])],
+                *([f"  - and {more} more signatures"] if more > 0 else []),
+                *["  " + x for x in facts_md(rest)], ""]
+    return out
 
 
 def _findings(rep: Report) -> list[str]:
@@ -182,14 +195,15 @@ def _findings(rep: Report) -> list[str]:
            f"**{safe.md(headline(open_))}**"
            + (f"; known and listed apart: {safe.md(headline(known))}" if known else "") + ".",
            "", "A finding is one cause in one decoder family: the simplest rule that "
-           "reproduces what the decoder did, with the signatures that show it as its "
-           "evidence. The spec column is the clause of the first evidence signature.", ""]
+           "reproduces what the decoder did, shown by its smallest example, with the "
+           "signatures that show it, and the spec's clauses that decide them, as its "
+           "evidence.", ""]
     if open_:
-        out += [*_finding_rows(open_), ""]
+        out += _finding_blocks(open_)
     if known:
         out += ["### Known findings", "",
                 "Every signature of these is accepted in the corpus's known.toml.", "",
-                *_finding_rows(known), ""]
+                *_finding_blocks(known, "K")]
     return out
 
 
