@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import utf8fuzz
+from tests.engine.planted import accepts_c080
 from tests.report.builder import (
     HOSTILE_NAME,
     PerByte,
@@ -14,12 +17,13 @@ from tests.report.builder import (
     cpython_decoders,
     write_corpus,
 )
+from utf8fuzz import safe
 from utf8fuzz.decoders.base import Decoder
-from utf8fuzz.engine.explain import SEVERITIES, finding_id
+from utf8fuzz.engine.explain import SEVERITIES, candidates, finding_id
 from utf8fuzz.outcome import Outcome
 from utf8fuzz.report import render_all
 from utf8fuzz.report.analyze import Report, analyze
-from utf8fuzz.report.findings import Finding, headline
+from utf8fuzz.report.findings import Finding, headline, modes, title_of
 from utf8fuzz.report.load import load_corpus
 
 # Two inputs where the per-byte policy cuts differently from maximal subparts, at two
@@ -107,8 +111,8 @@ def test_summary_json_has_findings(tmp_path: Path) -> None:
     mine = [f for f in s["findings"] if f["family"] == "plugin:two-bugs"]
     assert len(mine) == 2
     assert {k for f in s["findings"] for k in f} == {
-        "id", "family", "decoders", "rule", "explanation", "severity", "pattern", "checked",
-        "spec", "signatures", "known", "reasons"}
+        "id", "title", "family", "decoders", "rule", "explanation", "severity", "pattern",
+        "checked", "spec", "signatures", "known", "reasons"}
     assert s["findings_count"] == len(s["findings"])  # none is known here
     ids = {x["id"] for x in s["signatures"]}
     assert all(set(f["signatures"]) <= ids for f in s["findings"])
@@ -135,14 +139,14 @@ def test_html_findings_escape_a_hostile_decoder_name(tmp_path: Path) -> None:
     rep_files = render_all(*_hostile(tmp_path))
     page = rep_files["report.html"]
     start = page.index('<h2 id="findings">')
-    table = page[start:page.index("</table>", start)]
-    assert "plugin:\\u202eevil\\x1b[2J&lt;b&gt;&amp;" in table
-    assert "<b>&" not in table and "\x1b" not in table and "\u202e" not in table
+    listed = page[start:page.index("<h2", start + 1)]
+    assert "plugin:\\u202eevil\\x1b[2J&lt;b&gt;&amp;" in listed
+    assert "<b>&" not in listed and "\x1b" not in listed and "\u202e" not in listed
     md = rep_files["report.md"]
     head = md[md.index("## Findings"):md.index("## Overview")]
     assert "\x1b" not in head and "\u202e" not in head
-    # the family column is Markdown text: no tag survives; the decoders are code spans
-    assert "| plugin:\\\\u202eevil\\\\x1b\\[2J&lt;b\\>&amp; |" in head
+    # the evidence summary is Markdown text: no tag survives; the decoders are code spans
+    assert "in plugin:\\\\u202eevil\\\\x1b\\[2J&lt;b\\>&amp;\n" in head
     assert "`plugin:\\u202eevil\\x1b[2J<b>&`" in head
 
 
@@ -188,3 +192,113 @@ def test_an_entry_shows_its_finding_and_a_streaming_decoders_chunks(tmp_path: Pa
     assert "was fed in chunks: <code>F2 90 80 | 80</code>" in page
     assert f"finding `{found.finding['id'][:8]}`" in md
     assert found.finding["rule"] == "split:4-byte-sequence"
+
+
+# -- what a person reads first (issue 25, item 6) ---------------------------------------
+
+
+@pytest.mark.parametrize(("rule", "pattern", "claim", "want"), [
+    # the titles the issue asks for, a maintainer's words
+    ("policy:per-byte", "E1 80", ("unicode", "maximal-subpart"),
+     "cuts errors per byte where it claims maximal-subpart"),
+    ("profile:legacy/maximal-subpart", "C0 [80-BF]", ("unicode", "maximal-subpart"),
+     "decodes as the legacy profile (accepts overlong forms)"),
+    ("accepts-ill-formed/non-shortest-form", "C0 [80-BF]", ("unicode", "maximal-subpart"),
+     "accepts non-shortest forms: C0 [80-BF]"),
+    # the committed corpus: mutf8:py raises RuntimeError on a lone 80 (e33ceea1ca2f2d5a)
+    ("crash:RuntimeError", "80", ("mutf8", "maximal-subpart"), "crashes (RuntimeError) on 80"),
+    # ... and ICU's CESU-8 converter takes encoded surrogates one by one, and a 4-byte
+    # sequence (CESU-8 has none) as one error (icu:cesu8, 7602a00065721b55)
+    ("profile:surrogatepass/maximal-subpart+4-byte-one-error", "F4",
+     ("cesu8", "maximal-subpart"),
+     "decodes as the surrogatepass profile (accepts encoded surrogates); a 4-byte sequence "
+     "is one error"),
+    ("swallows-next-byte:incomplete-4-byte-sequence", "F0 90 41",
+     ("unicode", "maximal-subpart"), "loses the byte after incomplete 4-byte sequences"),
+    ("split:4-byte-sequence", "F2 90 80 80", ("unicode", "maximal-subpart"),
+     "fed in chunks, differs where a chunk boundary splits a 4 byte sequence"),
+])
+def test_a_finding_is_titled_by_its_rule(rule: str, pattern: str, claim: tuple[str, str],
+                                         want: str) -> None:
+    assert title_of(rule, pattern, *claim) == want
+
+
+@pytest.mark.parametrize("data", [b"\xe1\x80", b"\xed\xa0\x80", b"\xf0\x90\x41", b"A\xc0\x80B",
+                                  b"\xef\xbf\xbd\xf5"])
+def test_every_rule_has_a_title_of_its_own(data: bytes) -> None:
+    # Every rule the explanation can give (the class/feature fallback aside) is named
+    # in words, never shown as its key: a rule added without a title fails here.
+    for klass in ("accepts-ill-formed", "incremental-differs"):
+        for r in candidates(data, "unicode", "maximal-subpart", klass, "surrogate"):
+            rule = r.explanation.rule
+            got = title_of(rule, "PATTERN", "unicode", "maximal-subpart")
+            if rule == f"{klass}/surrogate":
+                assert got.endswith(": PATTERN") and "encoded surrogates" in got
+            else:
+                assert rule not in got and "PATTERN" not in got, (rule, got)
+
+
+class C080Mode(Decoder):
+    """One codec in three error modes (a plug-in's ``...:strict`` etc.): its strict and
+    replace modes take C0 80 for U+0000 (modified UTF-8's habit), its ignore mode
+    drops the two bytes as CPython's does."""
+
+    def __init__(self, mode: str) -> None:
+        self.name = f"plugin:tests:c080:{mode}"
+        self.mode = mode
+        self.shows = frozenset({mode})
+
+    def run(self, data: bytes) -> Outcome:
+        if self.mode == "ignore":
+            return Outcome.partial(len(data), ignore=[ord(c) for c in
+                                                      data.decode("utf-8", "ignore")])
+        text = accepts_c080(data)
+        if self.mode == "replace":
+            return Outcome.partial(len(data), replace=[ord(c) for c in text])
+        bad = text.find("\ufffd")
+        return Outcome.partial(len(data), strict=None if bad < 0 else (bad, bad + 1))
+
+
+def test_a_finding_is_led_by_its_title_and_smallest_example(tmp_path: Path) -> None:
+    root = tmp_path / "corpus"
+    write_corpus(root, inputs=[TRUNC4, TRUNC3], decoders=[*cpython_decoders(), PerByte()],
+                 position_dependent=())
+    files = render_all(root, None, None, "2026-03-04")
+    (f,) = [f for f in json.loads(files["summary.json"])["findings"]
+            if f["family"] == "plugin:per-byte"]
+    assert f["title"] == "cuts errors per byte where it claims maximal-subpart"
+    page = files["report.html"]
+    assert page.count(f'id="finding-{f["id"]}"') == 1
+    block = page[page.index(f'id="finding-{f["id"]}"'):]
+    block = block[:block.index("</details>")]
+    lead, folded = block.split("<details>")
+    assert lead.index("<h3>1. cuts errors per byte where it claims maximal-subpart</h3>") \
+        < lead.index("smallest example: <code>E1 80</code> (2 bytes")
+    # E1 80: a 3-byte sequence cut short, one maximal subpart (Table 3.1B; D36 (b)): one
+    # U+FFFD; cut per byte, two
+    assert "the spec (unicode, maximal-subpart), replace view: U+FFFD</li>" in lead
+    assert "decoder <code>plugin:per-byte</code>: U+FFFD U+FFFD</li>" in lead
+    assert "checked on" in lead and "severity policy" in lead
+    # the evidence and the clauses only when unfolded
+    assert folded.startswith("<summary>evidence: 2 signatures, in plugin:per-byte</summary>")
+    for sig in f["signatures"]:
+        assert f'href="#sig-{sig}"' in folded
+    assert "D36 (b)" in folded and "D36 (b)" not in lead
+    md = files["report.md"]
+    head = md[md.index("## Findings"):md.index("## Overview")]
+    assert "### 1. cuts errors per byte where it claims maximal-subpart\n\n" \
+        "- smallest example: `E1 80` (2 bytes" in head
+    assert f"- {safe.md('evidence: 2 signatures, in plugin:per-byte')}\n" in head
+
+
+def test_the_modes_a_finding_shows_in(tmp_path: Path) -> None:
+    root = tmp_path / "corpus"
+    write_corpus(root, inputs=[b"A\xc0\x80B"],
+                 decoders=[*cpython_decoders(), *map(C080Mode, ("strict", "replace",
+                                                                "ignore"))],
+                 position_dependent=())
+    rep = analyze(load_corpus(root), "2026-03-04")
+    (f,) = [f for f in rep.findings if f.family == "plugin:tests:c080"]
+    assert f.decoders == ["plugin:tests:c080:replace", "plugin:tests:c080:strict"]
+    assert modes(f) == ("in the strict and replace modes; the ignore mode agrees with the "
+                        "spec")

@@ -7,10 +7,15 @@ shortest-form and surrogate/FFFE rules, Corrected UTF-8's table and reserved FE/
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from tests.report.builder import cpython_decoders, write_corpus
 from tests.report.conftest import entry_for
-from utf8fuzz.report.load import Corpus
+from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.outcome import Outcome
+from utf8fuzz.report.load import Corpus, load_corpus
 from utf8fuzz.report.verdict import clause_at, judge, judge_entry
 
 
@@ -102,3 +107,32 @@ def test_verdict_names_the_first_difference_of_a_policy(corpus: Corpus) -> None:
     # is where it leaves maximal-subpart.
     assert not pb.follows and pb.view == "replace"
     assert "U+FFFD" in pb.detail
+
+
+class SubstitutesInIgnore(Decoder):
+    """PyICU's "ignore" mode as the committed corpus recorded it: one U+FFFD per
+    error where the errors are to be dropped (its ignore view is CPython's replace
+    output)."""
+
+    shows = frozenset({"ignore"})
+    name = "plugin:substitutes"
+
+    def run(self, data: bytes) -> Outcome:
+        text = data.decode("utf-8", "replace")
+        return Outcome.partial(len(data), ignore=[ord(c) for c in text])
+
+
+def test_a_substituted_error_is_blamed_on_the_error(tmp_path: Path) -> None:
+    # F6 begins no row of Table 3.1B: one error [0,1), which the ignore view drops.
+    # The decoder's U+FFFD stands for that error, so the first difference is at byte
+    # 0 (the comparator is the engine's: classify.Judge), not past the end of the
+    # input where the reference's output ends (the report's old copy said byte 1).
+    write_corpus(tmp_path, inputs=[b"\xf6"], decoders=[*cpython_decoders(),
+                                                       SubstitutesInIgnore()],
+                 position_dependent=())
+    e = entry_for(load_corpus(tmp_path), "plugin:substitutes")
+    v = {v.decoder: v for v in judge_entry(e).verdicts}["plugin:substitutes"]
+    assert (v.follows, v.view, v.offset) == (False, "ignore", 0)
+    assert v.klass == "different-replacement"
+    assert "U+FFFD" in v.detail
+    assert "at byte 0 (different replacement)" in v.sentence()

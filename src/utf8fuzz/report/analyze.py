@@ -18,7 +18,7 @@ import utf8fuzz
 from utf8fuzz import safe
 from utf8fuzz.engine.known import Known
 from utf8fuzz.outcome import Outcome
-from utf8fuzz.report.findings import Finding, findings, spec_side
+from utf8fuzz.report.findings import Finding, findings, spec_side, title
 from utf8fuzz.report.fingerprint import Fingerprint, policy_fingerprints
 from utf8fuzz.report.hexview import Grid, build_grid
 from utf8fuzz.report.load import Corpus, Entry
@@ -195,6 +195,7 @@ def summary_of(rep: Report) -> dict[str, Any]:
         "findings": [
             {
                 "id": f.id,
+                "title": safe.text(title(f), 500),
                 "family": safe.text(f.family, 200),
                 "decoders": [safe.text(d, 200) for d in f.decoders],
                 "rule": safe.text(f.rule, 300),

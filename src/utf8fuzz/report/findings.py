@@ -24,8 +24,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import utf8fuzz
+from utf8fuzz import safe
 from utf8fuzz.engine import explain as engine_explain
 from utf8fuzz.engine.explain import SEVERITIES, Explanation, explain, group
+from utf8fuzz.outcome import VIEWS
 
 if TYPE_CHECKING:  # analyze imports this module
     from utf8fuzz.report.analyze import Section
@@ -40,8 +43,9 @@ class Finding(engine_explain.Finding["Section"]):
 
     known: bool = False
     reasons: list[str] = field(default_factory=list)
-    #: its first evidence's byte-class pattern (:mod:`utf8fuzz.engine.generalize`),
-    #: and how many fresh inputs its explanation was checked on (0: not checked)
+    #: its smallest evidence's (:func:`smallest`) byte-class pattern
+    #: (:mod:`utf8fuzz.engine.generalize`), and how many fresh inputs its explanation
+    #: was checked on there (0: not checked)
     pattern: str = ""
     checked: int = 0
 
@@ -87,14 +91,25 @@ def findings(sections: Iterable[Section]) -> list[Finding]:
                     for sec in sections for name in divergent(sec))
     out = []
     for g in grouped:
-        first = _recorded(g.evidence[0]) or {}
+        small = smallest(g.evidence)
+        rec = _recorded(small) or {}
         out.append(Finding(g.id, g.family, g.rule, g.text, g.severity, g.decoders, g.evidence,
                            known=all(s.known is not None for s in g.evidence),
                            reasons=sorted({s.known for s in g.evidence if s.known is not None}),
-                           pattern=str(first.get("pattern")
-                                       or g.evidence[0].entry.data.hex(" ").upper()),
-                           checked=int(first.get("checked", 0))))
+                           pattern=pattern_of(small),
+                           checked=int(rec.get("checked", 0))))
     return out
+
+
+def smallest(sections: list[Section]) -> Section:
+    """The evidence a finding is shown by: the shortest input (then the lowest id)."""
+    return min(sections, key=lambda s: (len(s.entry.data), s.entry.sig_id))
+
+
+def pattern_of(sec: Section) -> str:
+    """The byte-class pattern its sidecar records, else its input in hex."""
+    rec = _recorded(sec) or {}
+    return str(rec.get("pattern") or sec.entry.data.hex(" ").upper())
 
 
 def _recorded(sec: Section) -> dict[str, Any] | None:
@@ -128,4 +143,240 @@ def spec_side(f: Finding) -> str:
     return f.sections[0].verdict.clause.ref if f.sections else ""
 
 
-__all__ = ["Finding", "counts", "divergent", "findings", "headline", "spec_side"]
+# -- what a person reads first ------------------------------------------------------
+
+#: How each policy cuts ill-formed bytes into errors (:mod:`utf8fuzz.policies`).
+_POLICY_WORDS = {"maximal-subpart": "by maximal subparts", "per-sequence": "per sequence",
+                 "per-byte": "per byte", "per-run": "per run of ill-formed bytes"}
+#: What sets each profile apart from Unicode's Table 3.1B (see its module).
+_PROFILE_WORDS = {
+    "unicode": "Table 3.1B",
+    "legacy": "accepts overlong forms",
+    "rfc2279": "accepts surrogates and values up to U+7FFFFFFF",
+    "kuhn": "5- and 6-byte forms up to U+7FFFFFFF",
+    "surrogatepass": "accepts encoded surrogates",
+    "cesu8": "surrogate pairs, no 4-byte forms",
+    "mutf8": "C0 80 for U+0000, surrogate pairs, no 4-byte forms",
+    "corrected": "offset forms, reserved FE and FF",
+}
+#: What a decoder did, by its signature's class (:data:`~utf8fuzz.engine.signature.CLASSES`).
+_CLASS_WORDS = {
+    "accepts-ill-formed": "accepts {}",
+    "rejects-well-formed": "rejects well-formed {}",
+    "different-code-point": "decodes {} to other code points",
+    "different-error-offset": "reports errors at other offsets in {}",
+    "different-replacement": "replaces {} by another number of U+FFFD",
+    "different-reason": "gives another reason for {}",
+    "incremental-differs": "fed in chunks, differs at {}",
+}
+#: What a failed outcome did, by its status.
+_STATUS_WORDS = {"crash": "crashes", "timeout": "hangs",
+                 "bad-outcome": "returns an impossible outcome"}
+_FIXED = {
+    "checked-when-complete": "checks a sequence only once it has every byte its lead "
+                             "announces",
+    "ignore-substitutes": "keeps a U+FFFD for each error in its ignore mode",
+    "bytes-as-latin1": "passes ill-formed bytes through as Latin-1 (U+0080..U+00FF)",
+    "continuations-unchecked": "takes the bytes a lead announces without checking them",
+    "continuations-unchecked+latin1": "takes the bytes a lead announces without checking "
+                                      "them, and passes other bytes through as Latin-1",
+    "truncated-by-structure": "cuts a sequence the end cuts short by its lead byte alone",
+    "truncated-for-illegal": "calls an impossible prefix at the end truncated",
+    "illegal-for-truncated": "calls a sequence the end cuts short illegal",
+    "spans-lead-byte-only": "reports error spans of the lead byte only",
+}
+
+
+def feature_words(feature: str) -> str:
+    """A spec feature (:data:`~utf8fuzz.engine.signature.FEATURES`) in words, plural."""
+    fixed = {"non-shortest-form": "non-shortest forms", "surrogate": "encoded surrogates",
+             "above-10ffff": "values above U+10FFFF", "5-byte-form": "5-byte forms",
+             "6-byte-form": "6-byte forms", "fe-ff": "FE and FF",
+             "noncharacter": "noncharacters", "lone-continuation": "lone continuation bytes",
+             "ascii": "ASCII", "replacement-character": "a U+FFFD in the input",
+             "empty": "the empty input"}
+    if feature in fixed:
+        return fixed[feature]
+    for head, tail, words in (("truncated-", "-byte-at-end", "{}-byte sequences the end cuts "
+                               "short"),
+                              ("incomplete-", "-byte-sequence", "incomplete {}-byte sequences"),
+                              ("well-formed-", "-byte", "well-formed {}-byte characters")):
+        n = feature.removeprefix(head).removesuffix(tail)
+        if feature.startswith(head) and feature.endswith(tail) and n.isdigit():
+            return words.format(n)
+    return feature.replace("-", " ")
+
+
+def title_of(rule: str, pattern: str, profile: str, policy: str) -> str:
+    """The one line a maintainer would write for a finding: what the decoder does,
+    from its explanation ``rule`` (:func:`utf8fuzz.engine.explain.candidates`) where
+    it claims ``profile`` and ``policy``; with the byte ``pattern`` where the rule
+    names no behaviour of its own (a failure, or a class at a feature). Plain text
+    as recorded (escape to show)."""
+    if rule in _FIXED:
+        return _FIXED[rule]
+    head, _, rest = rule.partition(":")
+    if head == "policy" and rest in _POLICY_WORDS:
+        return f"cuts errors {_POLICY_WORDS[rest]} where it claims {policy}"
+    if head == "profile" and rest:
+        prof, _, how = rest.partition("/")
+        how, _, extra = how.partition("+")
+        out = f"decodes as the {prof} profile"
+        if prof in _PROFILE_WORDS:
+            out += f" ({_PROFILE_WORDS[prof]})"
+        if how == "checked-when-complete":
+            out += ", checking a sequence only once complete"
+        elif how and how != policy:
+            out += f", cutting errors {_POLICY_WORDS.get(how, 'by ' + how)}"
+        if extra == "surrogate-one-error":
+            out += "; an encoded surrogate is one error"
+        elif extra == "4-byte-one-error":
+            out += "; a 4-byte sequence is one error"
+        elif extra.startswith("beyond-") and extra.endswith("-one-error"):
+            out += f"; a value above U+{extra[7:-10]} is one error"
+        return out
+    if head == "swallows-next-byte":
+        return f"loses the byte after {feature_words(rest)}"
+    if head == "errors-as":
+        return f"accepts what {profile} accepts, but cuts errors as the {rest} profile does"
+    if head == "split":
+        return (f"fed in chunks, differs where a chunk boundary splits a "
+                f"{rest.replace('-', ' ')}")
+    if head in _STATUS_WORDS:
+        return f"{_STATUS_WORDS[head]} ({rest}) on {pattern}"
+    klass, _, feature = rule.partition("/")
+    if klass in _CLASS_WORDS and feature:
+        return f"{_CLASS_WORDS[klass].format(feature_words(feature))}: {pattern}"
+    return f"{rule}: {pattern}"
+
+
+def _claim(f: Finding) -> tuple[str, str]:
+    """The profile and policy its first decoder claims, where it was recorded."""
+    for sec in f.sections:
+        for name in f.decoders:
+            rec = sec.entry.records.get(name)
+            if rec is not None:
+                return rec.profile, rec.policy
+    return "", ""
+
+
+def title(f: Finding) -> str:
+    """:func:`title_of` the finding."""
+    return title_of(f.rule, f.pattern, *_claim(f))
+
+
+@dataclass(frozen=True)
+class Example:
+    """A finding's smallest example (:func:`smallest`): its input, the decoder shown
+    and the first view where it differs (for one that failed, the first view it
+    claims to show), what the reference of its claim (``profile``, ``policy``) shows
+    there (``spec``) and what the decoder did (``did``; how it failed, for one that
+    failed). Plain text as recorded."""
+
+    sig_id: str
+    data: bytes
+    decoder: str
+    profile: str
+    policy: str
+    view: str
+    spec: str
+    did: str
+
+
+def example(f: Finding) -> Example | None:
+    """The finding's smallest example, None when no decoder of it is shown
+    differing there (a verdict that follows: nothing to show)."""
+    if not f.sections:
+        return None
+    sec = smallest(f.sections)
+    e = sec.entry
+    by = {v.decoder: v for v in sec.verdict.verdicts}
+    for name in sorted(f.decoders, key=lambda d: d not in e.decoders):  # its own first
+        v = by.get(name)
+        rec = e.records.get(name)
+        if v is None or v.follows or v.view is None or rec is None:
+            continue
+        ref = utf8fuzz.decode(e.data, rec.profile, rec.policy)
+        if not rec.outcome.ok:  # it failed: what the spec says in the view it claims
+            view = next((w for w in VIEWS if w in rec.shows), "replace")
+            return Example(e.sig_id, e.data, name, rec.profile, rec.policy, view,
+                           describe(view, ref.view(view)), v.detail)
+        return Example(e.sig_id, e.data, name, rec.profile, rec.policy, v.view,
+                       describe(v.view, ref.view(v.view)),
+                       describe(v.view, rec.outcome.view(v.view)))
+    return None
+
+
+def describe(view: str, value: Any, limit: int = 12) -> str:
+    """A view's value in words: code points as U+XXXX, spans as [start,end), at most
+    ``limit`` items then how many more. A reason is the decoder's own text."""
+    if view == "accept":
+        return "accepts" if value else "rejects"
+    if view == "strict":
+        return "valid" if value is None else f"an error at [{value[0]},{value[1]})"
+    if view == "reason":
+        return "no error" if value is None else f"first error {value}"
+    if view == "spans":
+        items = [f"an error at [{a},{b})" for a, b in value]
+        empty = "no errors"
+    elif view == "tokens":
+        items = [safe.cp(t.value or 0) if t.kind == "char" else
+                 f"{t.kind} [{t.start},{t.end})" + (f" {t.reason}" if t.reason else "")
+                 for t in value]
+        empty = "nothing"
+    else:
+        items = [safe.cp(c) for c in value]
+        empty = "nothing"
+    if not items:
+        return empty
+    more = f" ... and {len(items) - limit} more" if len(items) > limit else ""
+    sep = " " if view not in ("spans", "tokens") else ", "
+    return sep.join(items[:limit]) + more
+
+
+def mode_of(decoder: str) -> str | None:
+    """The error mode a decoder name ends in (``cpython:replace``, a plug-in's
+    ``...:ignore``), None when it names none."""
+    last = decoder.split("@", 1)[0].rsplit(":", 1)[-1]
+    return last if last in _MODES else None
+
+
+_MODES = ("strict", "replace", "ignore", "surrogateescape", "surrogatepass", "spans",
+          "validate", "escape", "incremental")
+
+
+def modes(f: Finding) -> str:
+    """Where it shows: ``in the strict, replace and escape modes; the ignore mode
+    agrees with the spec``. The modes (else the decoders) of the finding, then those
+    of its family recorded on its evidence that follow their profile on every
+    evidence input where they ran, then those that differ there otherwise (another
+    finding's). Plain text as recorded."""
+    agree: dict[str, bool] = {}
+    for sec in f.sections:
+        for v in sec.verdict.verdicts:
+            if v.decoder not in f.decoders and engine_explain.family(v.decoder) == f.family:
+                agree[v.decoder] = agree.get(v.decoder, True) and v.follows
+    out = "in " + _names(f.decoders, "mode", "modes")
+    for ok, one, many in ((True, "agrees with the spec", "agree with the spec"),
+                          (False, "differs otherwise", "differ otherwise")):
+        them = sorted(d for d, good in agree.items() if good is ok)
+        if them:
+            out += f"; {_names(them, 'mode', 'modes')} {one if len(them) == 1 else many}"
+    return out
+
+
+def _names(decoders: list[str], one: str, many: str) -> str:
+    ms = [m for m in map(mode_of, decoders) if m is not None]
+    if len(ms) == len(decoders) and len(set(ms)) == len(ms):
+        ms.sort(key=_MODES.index)
+        return f"the {_and(ms)} {one if len(ms) == 1 else many}"
+    return _and(decoders)
+
+
+def _and(xs: list[str]) -> str:
+    return xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + f" and {xs[-1]}"
+
+
+__all__ = ["Example", "Finding", "counts", "describe", "divergent", "example",
+           "feature_words", "findings", "headline", "mode_of", "modes", "pattern_of",
+           "smallest", "spec_side", "title", "title_of"]

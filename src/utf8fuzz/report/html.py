@@ -11,9 +11,19 @@ from __future__ import annotations
 
 from utf8fuzz import safe
 from utf8fuzz.report.analyze import Report, Section
-from utf8fuzz.report.findings import Finding, headline, spec_side
+from utf8fuzz.report.facts import (
+    Code,
+    CodePoints,
+    Fact,
+    Hex,
+    Part,
+    Text,
+    entry_facts,
+    evidence,
+    finding_facts,
+)
+from utf8fuzz.report.findings import Finding, headline, title
 from utf8fuzz.report.hexview import Gap, Grid, layout
-from utf8fuzz.report.load import fed_chunks
 from utf8fuzz.report.svg import matrix_svg, trend_svg
 
 GRID_WIDTH = 16  # columns per grid row: fits a 1280px window with U+XXXX labels
@@ -55,6 +65,8 @@ p.elided{color:#555;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:
  margin:.2em 0}
 .legend span{display:inline-block;padding:0 .4em;margin-right:.3em;border:1px solid #ccc}
 .warn{color:#8a5300}.nowrap{white-space:nowrap}
+.finding{margin:1em 0 1.5em}.finding ul{margin:.3em 0}
+.finding details{margin-left:1.5em}.finding summary{cursor:pointer;color:#335}
 """
 
 
@@ -103,34 +115,31 @@ def grid_html(grid: Grid) -> str:
     return "".join(out)
 
 
+def part_html(p: Part) -> str:
+    """One part of a fact (:mod:`.facts`), escaped for HTML."""
+    if isinstance(p, Text):
+        return h(p.value)
+    if isinstance(p, Code):
+        return f"<code>{h(p.value)}</code>"
+    if isinstance(p, Hex):
+        return f"<code>{h(safe.hexbytes(p.value))}</code>"
+    if isinstance(p, CodePoints):
+        return f"<code>{h(safe.cps(p.value))}</code>"
+    return f'<a href="#{h(p.anchor)}"><code>{h(p.label)}</code></a>'
+
+
+def facts_html(facts: list[Fact]) -> str:
+    items = []
+    for f in facts:
+        cls = ' class="warn"' if f.warn else ""
+        label = f"{h(f.label)} " if f.label else ""
+        items.append(f"<li{cls}>{label}{''.join(part_html(p) for p in f.parts)}</li>")
+    return f"<ul>{''.join(items)}</ul>"
+
+
 def _section(i: int | str, sec: Section) -> str:
     e, ev = sec.entry, sec.verdict
     new = ' <span class="new">new in this run</span>' if sec.new else ""
-    facts = [
-        f"<li>id <code>{h(e.sig_id)}</code>; profile <b>{h(e.profile)}</b>, class "
-        f"<b>{h(e.cls)}</b>, feature <b>{h(e.feature)}</b></li>",
-        f"<li>input ({len(e.data)} bytes): <code>{h(safe.hexbytes(e.data))}</code></li>",
-        f"<li>reference <code>{h(e.reference)}</code>; first difference at byte "
-        f"{ev.offset}"
-        + (f" ({h(e.first_difference.get('view'))} view)" if e.first_difference.get("view")
-           else "") + "</li>",
-    ]
-    if e.position_dependent:
-        facts.append("<li>position-dependent: block boundaries are marked</li>")
-    fnd = e.extra.get("finding")
-    if isinstance(fnd, dict):
-        facts.append(f"<li>finding <a href=\"#finding-{h(fnd.get('id', ''))}\"><code>"
-                     f"{h(str(fnd.get('id', ''))[:8])}</code></a>: {h(fnd.get('explanation', ''))}"
-                     f"; pattern <code>{h(fnd.get('pattern', ''))}</code></li>")
-    facts += [f"<li><code>{h(name)}</code> was fed in chunks: <code>{h(split)}</code></li>"
-              for name, split in fed_chunks(e)]
-    if e.found:
-        facts.append("<li>found: " + h(", ".join(
-            f"{k} {e.found[k]}" for k in ("at", "engine", "original_size", "minimized_size")
-            if k in e.found)) + "</li>")
-    facts += [f'<li class="warn">warning: {h(w)}</li>' for w in e.warnings]
-    if sec.known is not None:
-        facts.append(f"<li>known difference: {h(sec.known)}</li>")
     wrong = [v for v in ev.verdicts if not v.follows]
     right = [v for v in ev.verdicts if v.follows]
     rows = "".join(
@@ -145,7 +154,7 @@ def _section(i: int | str, sec: Section) -> str:
                      + "</p>")
     return (
         f'<section id="sig-{h(e.sig_id)}"><h3>{i}. {h(e.signature)}{new}</h3>'
-        f"<ul>{''.join(facts)}</ul>"
+        f"{facts_html(entry_facts(sec))}"
         f'<div class="clause"><b>Clause:</b> {h(ev.clause.ref)}.<br>'
         f"{h(ev.clause.explanation)}</div>"
         f"{verdicts}"
@@ -225,23 +234,17 @@ def render(rep: Report) -> str:
     return "\n".join(parts)
 
 
-def _finding_rows(fs: list[Finding]) -> str:
-    out = ['<table class="t"><tr><th>finding</th><th>family</th><th>decoders</th>'
-           "<th>severity</th><th>explanation and pattern</th><th>the spec</th>"
-           "<th>evidence</th></tr>"]
-    for f in fs:
-        ev = ", ".join(f'<a href="#sig-{h(sid)}">{h(sid)}</a>' for sid in f.signatures)
-        why = ("".join(f"<br>known: {h(r)}" for r in f.reasons) if f.known else "")
-        out.append(f'<tr id="finding-{h(f.id)}"><td><code>{h(f.id[:8])}</code></td>'
-                   f"<td>{h(f.family)}</td>"
-                   f"<td>{'<br>'.join(f'<code>{h(d)}</code>' for d in f.decoders)}</td>"
-                   f"<td>{h(f.severity)}</td><td>{h(f.text)}{why}"
-                   f"<br><code>{h(f.pattern)}</code>"
-                   + (f" <small>(checked on {f.checked} fresh inputs)</small>"
-                      if f.checked else "") + "</td>"
-                   f"<td>{h(spec_side(f))}</td>"
-                   f"<td>{len(f.signatures)}: {ev}</td></tr>")
-    out.append("</table>")
+def _finding_blocks(fs: list[Finding], prefix: str = "") -> str:
+    """Each finding once: its title, its facts (:func:`.facts.finding_facts`), then
+    its evidence folded."""
+    out = []
+    for i, f in enumerate(fs, 1):
+        summary, ev = evidence(f)
+        out.append(f'<div class="finding" id="finding-{h(f.id)}">'
+                   f"<h3>{prefix}{i}. {h(title(f))}</h3>"
+                   f"{facts_html(finding_facts(f))}"
+                   f"<details><summary>{h(summary)}</summary>{facts_html(ev)}</details>"
+                   "</div>")
     return "".join(out)
 
 
@@ -256,14 +259,14 @@ def _findings(rep: Report) -> str:
            f"<p><b>{h(headline(open_))}</b>"
            + (f"; known and listed apart: {h(headline(known))}" if known else "") + ".</p>",
            "<p>A finding is one cause in one decoder family: the simplest rule that "
-           "reproduces what the decoder did, stated in the spec's words, with the "
-           "signatures that show it as its evidence. The spec column is the clause of "
-           "the first evidence signature, where the reference decides.</p>"]
+           "reproduces what the decoder did, shown by its smallest example, with the "
+           "signatures that show it, and the spec's clauses that decide them, as its "
+           "evidence (unfold it).</p>"]
     if open_:
-        out.append(_finding_rows(open_))
+        out.append(_finding_blocks(open_))
     if known:
         out.append('<h3 id="known-findings">Known findings</h3><p>Every signature of these is '
-                   "accepted in the corpus's known.toml.</p>" + _finding_rows(known))
+                   "accepted in the corpus's known.toml.</p>" + _finding_blocks(known, "K"))
     return "".join(out)
 
 

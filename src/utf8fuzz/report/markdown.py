@@ -10,9 +10,20 @@ from typing import Any
 
 from utf8fuzz import safe
 from utf8fuzz.report.analyze import Report, Section
-from utf8fuzz.report.findings import Finding, headline, spec_side
+from utf8fuzz.report.facts import (
+    MD_EVIDENCE,
+    Code,
+    CodePoints,
+    Fact,
+    Hex,
+    Part,
+    Text,
+    entry_facts,
+    evidence,
+    finding_facts,
+)
+from utf8fuzz.report.findings import Finding, headline, title
 from utf8fuzz.report.hexview import text_layout
-from utf8fuzz.report.load import fed_chunks
 
 GRID_WIDTH = 16
 
@@ -23,34 +34,29 @@ def _table(head: list[str], rows: list[list[str]]) -> list[str]:
     return out
 
 
+def part_md(p: Part) -> str:
+    """One part of a fact (:mod:`.facts`), escaped for Markdown (no anchors here:
+    a link is shown as its label)."""
+    if isinstance(p, Text):
+        return safe.md(p.value)
+    if isinstance(p, Code):
+        return safe.md_code(p.value)
+    if isinstance(p, Hex):
+        return safe.md_code(safe.hexbytes(p.value))
+    if isinstance(p, CodePoints):
+        return safe.md_code(safe.cps(p.value))
+    return safe.md_code(p.label)
+
+
+def facts_md(facts: list[Fact]) -> list[str]:
+    return ["- " + (f"{safe.md(f.label)} " if f.label else "")
+            + "".join(part_md(p) for p in f.parts) for f in facts]
+
+
 def _section(i: int | str, sec: Section) -> list[str]:
-    e = sec.entry
     ev = sec.verdict
-    out = [f"### {i}. {safe.md(e.signature)}" + (" (new in this run)" if sec.new else ""), ""]
-    found = e.found
-    out += [
-        f"- id: {safe.md_code(e.sig_id)}; profile **{safe.md(e.profile)}**, class "
-        f"**{safe.md(e.cls)}**, feature **{safe.md(e.feature)}**",
-        f"- input ({len(e.data)} bytes): {safe.md_code(safe.hexbytes(e.data))}",
-        f"- reference: {safe.md_code(e.reference)}; first difference at byte {ev.offset}"
-        + (f" ({safe.md(e.first_difference.get('view'))} view)"
-           if e.first_difference.get("view") else ""),
-    ]
-    if e.position_dependent:
-        out.append("- position-dependent: block boundaries are marked")
-    fnd = e.extra.get("finding")
-    if isinstance(fnd, dict):
-        out.append(f"- finding {safe.md_code(str(fnd.get('id', ''))[:8])}: "
-                   f"{safe.md(fnd.get('explanation', ''))}; pattern "
-                   f"{safe.md_code(fnd.get('pattern', ''))}")
-    out += [f"- {safe.md_code(name)} was fed in chunks: {safe.md_code(split)}"
-            for name, split in fed_chunks(e)]
-    if found:
-        out.append("- found: " + safe.md(", ".join(
-            f"{k} {found[k]}" for k in ("at", "engine", "original_size", "minimized_size")
-            if k in found)))
-    for w in e.warnings:
-        out.append(f"- warning: {safe.md(w)}")
+    out = [f"### {i}. {safe.md(sec.entry.signature)}" + (" (new in this run)" if sec.new else ""),
+           "", *facts_md(entry_facts(sec))]
     out += ["", f"**Clause:** {safe.md(ev.clause.ref)}.", "", safe.md(ev.clause.explanation), ""]
     wrong = [v for v in ev.verdicts if not v.follows]
     right = [v for v in ev.verdicts if v.follows]
@@ -163,18 +169,20 @@ def render(rep: Report) -> str:
     return "\n".join(out)
 
 
-def _finding_rows(fs: list[Finding]) -> list[str]:
-    rows = []
-    for f in fs:
-        why = "".join(f"; known: {safe.md(r)}" for r in f.reasons) if f.known else ""
-        rows.append([safe.md_code(f.id[:8]), safe.md(f.family),
-                     ", ".join(safe.md_code(d) for d in f.decoders), safe.md(f.severity),
-                     safe.md(f.text) + why + " " + safe.md_code(f.pattern),
-                     safe.md(spec_side(f)),
-                     f"{len(f.signatures)}: " + ", ".join(safe.md_code(s)
-                                                          for s in f.signatures)])
-    return _table(["finding", "family", "decoders", "severity", "explanation and pattern",
-                   "the spec", "evidence"], rows)
+def _finding_blocks(fs: list[Finding], prefix: str = "") -> list[str]:
+    """Each finding once (see html._finding_blocks); its evidence a short list."""
+    out = []
+    for i, f in enumerate(fs, 1):
+        summary, ev = evidence(f)
+        sigs = [x for x in ev if not x.label]
+        rest = [x for x in ev if x.label]
+        more = len(sigs) - MD_EVIDENCE
+        out += [f"### {prefix}{i}. {safe.md(title(f))}", "", *facts_md(finding_facts(f)),
+                f"- {safe.md(summary)}",
+                *["  " + x for x in facts_md(sigs[:MD_EVIDENCE])],
+                *([f"  - and {more} more signatures"] if more > 0 else []),
+                *["  " + x for x in facts_md(rest)], ""]
+    return out
 
 
 def _findings(rep: Report) -> list[str]:
@@ -187,14 +195,15 @@ def _findings(rep: Report) -> list[str]:
            f"**{safe.md(headline(open_))}**"
            + (f"; known and listed apart: {safe.md(headline(known))}" if known else "") + ".",
            "", "A finding is one cause in one decoder family: the simplest rule that "
-           "reproduces what the decoder did, with the signatures that show it as its "
-           "evidence. The spec column is the clause of the first evidence signature.", ""]
+           "reproduces what the decoder did, shown by its smallest example, with the "
+           "signatures that show it, and the spec's clauses that decide them, as its "
+           "evidence.", ""]
     if open_:
-        out += [*_finding_rows(open_), ""]
+        out += _finding_blocks(open_)
     if known:
         out += ["### Known findings", "",
                 "Every signature of these is accepted in the corpus's known.toml.", "",
-                *_finding_rows(known), ""]
+                *_finding_blocks(known, "K")]
     return out
 
 
@@ -212,9 +221,7 @@ def _known(rep: Report) -> list[str]:
                    for i, sec in enumerate(rep.known_sections, 1)])
     out.append("")
     for i, sec in enumerate(rep.known_sections, 1):
-        sub = _section(f"K{i}", sec)
-        sub[2:2] = [f"- known difference: {safe.md(sec.known)}"]
-        out += sub
+        out += _section(f"K{i}", sec)
     return out
 
 

@@ -4,9 +4,12 @@ and the clause of the spec that decides it.
 For every recorded decoder, the reference outcome is recomputed
 (``utf8fuzz.decode(input, claimed profile, claimed policy)`` - deterministic,
 this project's own transcription of the spec) and compared at every view the
-decoder shows, most detailed first. The verdict is "follows <profile>" or "does
-not follow <profile>" with the first view that differs and the byte offset where
-it first differs. A view the decoder cannot show is never a difference.
+decoder shows, most detailed first, by the fuzz loop's own comparator
+(:class:`utf8fuzz.engine.classify.Judge`: one comparator for the engine and the
+report). The verdict is "follows <profile>" or "does not follow <profile>" with
+the first view that differs, the byte offset of the reference token the
+difference is blamed on, and what the decoder did there (its class). A view the
+decoder cannot show is never a difference.
 
 The clause comes from the reference's token at that offset:
 
@@ -23,13 +26,13 @@ The clause comes from the reference's token at that offset:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import utf8fuzz
 from utf8fuzz import safe
-from utf8fuzz.outcome import VIEWS, Outcome, Token, View, ViewUnavailable
+from utf8fuzz.decoders.reference import Reference
+from utf8fuzz.engine.classify import Judge
+from utf8fuzz.outcome import VIEWS, Outcome, Token, ViewUnavailable
 from utf8fuzz.profiles import get_profile
 from utf8fuzz.profiles.table import CONT, Profile, bits_value, structural_length
 from utf8fuzz.report.load import Entry, Record
@@ -53,6 +56,9 @@ class Verdict:
     offset: int | None = None  # byte offset of the first difference
     detail: str = ""  # what differs, already safe text
     compared: tuple[str, ...] = ()
+    #: what the decoder did there (:data:`utf8fuzz.engine.signature.CLASSES`), "" when
+    #: it follows or failed
+    klass: str = ""
 
     def sentence(self) -> str:
         claim = f"{self.profile} ({self.policy})"
@@ -62,7 +68,8 @@ class Verdict:
         if self.view in ("crash", "timeout"):
             return f"does not follow {claim}: it failed ({self.detail})"
         where = f" at byte {self.offset}" if self.offset is not None else ""
-        return f"does not follow {claim}: {self.view} differs{where}; {self.detail}"
+        what = f" ({self.klass.replace('-', ' ')})" if self.klass else ""
+        return f"does not follow {claim}: {self.view} differs{where}{what}; {self.detail}"
 
 
 # -- the reference ------------------------------------------------------------------
@@ -72,98 +79,37 @@ def reference_outcome(data: bytes, profile: str, policy: str) -> Outcome:
     return utf8fuzz.decode(data, profile, policy)
 
 
-def _try(out: Outcome, view: str) -> View:
-    try:
-        return out.view(view)
-    except ViewUnavailable:
-        return None
-
-
-def _cp_index_to_offset(ref: Outcome, view: str, k: int) -> int:
-    """Byte offset of the k-th output unit of ``view`` in the reference."""
-    toks = ref.tokens
-    data = ref.data or b""
-    i = 0
-    for t in toks:
-        if view == "replace":
-            n = 1
-        elif view == "ignore":
-            n = 1 if t.kind == "char" else 0
-        else:  # escape
-            n = 1 if t.kind == "char" else t.end - t.start
-        if k < i + n:
-            return t.start if view != "escape" or t.kind == "char" else t.start + (k - i)
-        i += n
-    return len(data) if data else ref.length
-
-
-def _first_diff_seq(a: Sequence[object], b: Sequence[object]) -> int:
-    for k, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return k
-    return min(len(a), len(b))
-
-
-def _fmt_tok(t: Token) -> str:
-    if t.kind == "char":
-        return f"{safe.cp(t.value or 0)} [{t.start},{t.end})"
-    label = "reserved" if t.kind == "reserved" else f"error ({t.reason})"
-    return f"{label} [{t.start},{t.end})"
-
-
-def compare_view(view: str, got: Any, want: Any, ref: Outcome) -> tuple[int, str] | None:
-    """None when equal, else (byte offset, safe description) of the first difference."""
-    if got == want:
-        return None
-    if view == "tokens":
-        k = _first_diff_seq(got, want)
-        g = _fmt_tok(got[k]) if k < len(got) else "nothing"
-        w = _fmt_tok(want[k]) if k < len(want) else "nothing"
-        starts = [t.start for t in (got[k:k + 1] + want[k:k + 1])]
-        return min(starts) if starts else ref.length, f"has {g}, the reference {w}"
-    if view == "spans":
-        k = _first_diff_seq(got, want)
-        g = f"[{got[k][0]},{got[k][1]})" if k < len(got) else "no more errors"
-        w = f"[{want[k][0]},{want[k][1]})" if k < len(want) else "no more errors"
-        starts = [s[0] for s in (got[k:k + 1] + want[k:k + 1])]
-        return min(starts) if starts else ref.length, f"error span {g}, the reference {w}"
-    if view == "strict":
-        g = "valid" if got is None else f"first error [{got[0]},{got[1]})"
-        w = "valid" if want is None else f"first error [{want[0]},{want[1]})"
-        offs = [x[0] for x in (got, want) if x is not None]
-        return min(offs), f"{g}, the reference {w}"
-    if view == "reason":
-        fe = ref.first_error
-        return (fe[0] if fe else 0), f"reason {safe.text(got)}, the reference {want}"
-    k = _first_diff_seq(got, want)
-    g = safe.cp(got[k]) if k < len(got) else "end of output"
-    w = safe.cp(want[k]) if k < len(want) else "end of output"
-    return (_cp_index_to_offset(ref, view, k),
-            f"output unit {k} is {g}, the reference's is {w}")
-
-
 def judge(rec: Record, data: bytes) -> tuple[Verdict, Outcome]:
-    """The verdict on one recorded decoder, and the reference it was judged by."""
+    """The verdict on one recorded decoder, and the reference it was judged by.
+
+    The first difference is :class:`utf8fuzz.engine.classify.Judge`'s, the fuzz
+    loop's own comparator: the views the decoder shows, most detailed first; its
+    offset is where the reference token it is blamed on (the anchor) begins."""
     ref = reference_outcome(data, rec.profile, rec.policy)
     out = rec.outcome
     if not out.ok:
         return Verdict(rec.name, rec.profile, rec.policy, False, out.status, None,
                        f"{out.status}: {safe.text(out.detail or '', 300)}"), ref
-    compared: list[str] = []
-    for view in VIEWS:
-        if view not in out.shows:
-            continue
-        got = _try(out, view)
-        if view == "escape" and got is None:
-            continue
-        want = ref.view(view)
-        compared.append(view)
-        diff = compare_view(view, got, want, ref)
-        if diff is not None:
-            off, detail = diff
-            return Verdict(rec.name, rec.profile, rec.policy, False, view, off, detail,
-                           tuple(compared)), ref
-    return Verdict(rec.name, rec.profile, rec.policy, True, compared=tuple(compared)), ref
+    shown: list[str] = [v for v in VIEWS if v in out.shows and _shows(out, v)]
+    judge_ = Judge(data, ref, Reference(rec.profile, rec.policy))
+    found = judge_.compare(out, shown)
+    if found is None:
+        return Verdict(rec.name, rec.profile, rec.policy, True, compared=tuple(shown)), ref
+    klass, anchor, view, detail = found
+    tok = judge_.walk.token(anchor)
+    off = tok.start if tok is not None else len(data)
+    return Verdict(rec.name, rec.profile, rec.policy, False, view, off,
+                   safe.text(detail, 300), tuple(shown[:shown.index(view) + 1]),
+                   klass), ref
+
+
+def _shows(out: Outcome, view: str) -> bool:
+    """Whether ``out`` has ``view``: an escape view can be absent from an outcome
+    that says it shows it (a value no string can hold)."""
+    try:
+        return out.view(view) is not None or view != "escape"
+    except ViewUnavailable:
+        return False
 
 
 # -- the clause ----------------------------------------------------------------------
