@@ -258,14 +258,15 @@ def _start_live(progress: Progress, corpus: Path, stop: threading.Event,
 
 
 def _print_summary(result: dict[str, Any]) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    from utf8fuzz.commands._console import console as make_console
 
     def cell(s: object) -> Text:
         return Text(safe.text(s))  # Text: rich markup in a name is not markup
 
-    console = Console(highlight=False)
+    console = make_console(highlight=False)  # off a terminal: rows whole, never folded
     t = Table(title="utf8fuzz fuzz", show_header=False)
     t.add_column("", style="bold")
     t.add_column("")
