@@ -54,11 +54,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(autouse=True)
-def _check_tier_guard(request: pytest.FixtureRequest,
-                      monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _check_tier_guard(request: pytest.FixtureRequest) -> Iterator[None]:
     if os.environ.get(GUARD_ENV) != "1" or request.node.get_closest_marker("processes"):
         yield
         return
+    monkeypatch: pytest.MonkeyPatch = request.getfixturevalue("monkeypatch")
 
     def refuse(*args: Any, **kwargs: Any) -> Any:
         pytest.skip("starts a process: make test runs it (the processes tier)")
