@@ -605,8 +605,9 @@ def atheris_available() -> str | None:
         import atheris  # noqa: F401
     except ImportError as e:
         # a dependency wherever a wheel of it exists (pyproject.toml): elsewhere, say so
-        return (f"atheris is not installed ({e}); it installs from a wheel on CPython "
-                f"3.11+ for Linux x86_64 and aarch64 only")
+        return (f"atheris is not installed ({e}); utf8fuzz depends on it where PyPI has "
+                f"its wheel (CPython on Linux x86_64), elsewhere pip install atheris "
+                f"builds it from source (clang)")
     if not targets.path("differential").is_file():
         return f"the fuzz target {targets.path('differential')} is missing (a broken install)"
     return None
