@@ -88,6 +88,8 @@ def test_init_says_what_it_wrote_escaped(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     assert_no_raw(p)
     assert f"wrote {tmp_path}/{HOSTILE_ESCAPED}/utf8fuzz-pytest.ini\n" in p.stdout
+    # utf8fuzz's own decoder: nothing of the project's to pack
+    assert "--hidden-import" not in (where / ".clusterfuzzlite" / "build.sh").read_text()
 
 
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path) -> None:

@@ -72,20 +72,16 @@ def _check_corpus(value: str) -> str:
     return p.as_posix()
 
 
-def _modules(specs: list[str]) -> list[str]:
+def _modules(plugins: list[str]) -> list[str]:
     """The Python modules the plug-in specs import (PyInstaller must pack them)."""
-    out = []
-    for s in specs:
-        if s.startswith("exec:") or ":" not in s:
-            continue
-        mod = s.split(":", 1)[0]
-        if mod.replace(".", "").replace("_", "").isalnum():
-            out.append(mod)
-    return list(dict.fromkeys(out))
+    out = [s.split(":", 1)[0] for s in plugins]
+    return list(dict.fromkeys(m for m in out if m.replace(".", "").replace("_", "").isalnum()))
 
 
-def render(specs: list[str], corpus: str, seconds: int, pip: str) -> dict[str, str]:
-    """Every file ``init`` writes but the seeds: path (POSIX, relative) -> contents."""
+def render(specs: list[str], corpus: str, seconds: int, pip: str,
+           plugins: list[str] | None = None) -> dict[str, str]:
+    """Every file ``init`` writes but the seeds: path (POSIX, relative) -> contents.
+    ``plugins``: those of ``specs`` that are the user's ``module:attr`` plug-ins."""
     dec_args = " ".join(f"--decoder {shlex.quote(s)}" for s in specs)
     pytest_args = " ".join(f"--utf8fuzz-decoder={shlex.quote(s)}" for s in specs)
     q_corpus = shlex.quote(corpus)
@@ -199,7 +195,7 @@ jobs:
       - name: Replay the corpus
         run: python -m pytest -c utf8fuzz-pytest.ini
 """
-    hidden = "".join(f" \\\n  --hidden-import {shlex.quote(m)}" for m in _modules(specs))
+    hidden = "".join(f" \\\n  --hidden-import {shlex.quote(m)}" for m in _modules(plugins or []))
     files[".clusterfuzzlite/Dockerfile"] = """\
 # ClusterFuzzLite build image: utf8fuzz's differential target on your decoders.
 FROM gcr.io/oss-fuzz-base/base-builder-python
@@ -291,10 +287,10 @@ def run(args: argparse.Namespace) -> int:
     root = Path(args.dir)
     if not root.is_dir():
         raise UsageError(f"--dir {safe.text(root)} is not a directory")
-    _check_decoders(specs, root)
+    plugins = _check_decoders(specs, root)
 
     files = {root / rel: text.encode() for rel, text in render(
-        specs, corpus, args.time, pip).items()}
+        specs, corpus, args.time, pip, plugins).items()}
     seeds = {root / corpus / "seeds" / name: data for name, data in seed_files().items()}
     plan: list[tuple[Path, bytes]] = []
     for path, data in [*files.items(), *seeds.items()]:
@@ -329,19 +325,26 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_decoders(specs: list[str], root: Path) -> None:
+def _check_decoders(specs: list[str], root: Path) -> list[str]:
     """Each spec names a decoder that loads, as the workflows will run it: from the
-    project directory (a plug-in's module is imported from there)."""
+    project directory (a plug-in's module is imported from there). Returns the specs
+    that are plug-ins (``module:attr``), not utf8fuzz's own decoders."""
     from utf8fuzz import decoders
 
     here = os.getcwd()
+    plugins = []
     try:
         os.chdir(root)
         for s in specs:
             try:
-                decoders.resolve(s)
+                found = decoders.resolve(s)
             except decoders.UnknownDecoder as e:
                 raise UsageError(str(e)) from None
+            if any(d.name.startswith("plugin:") for d in found):
+                plugins.append(s)
+            for d in found:
+                d.close()
     finally:
         os.chdir(here)
+    return plugins
 
