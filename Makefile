@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 FUZZ_TIME ?= 60
 
-.PHONY: fuzz test setup lint clean fuzz-atheris fuzz-instrumented fuzz-seeds oss-fuzz-build
+.PHONY: fuzz test check setup lint clean fuzz-atheris fuzz-instrumented fuzz-seeds oss-fuzz-build
 
 # Exit 1 from `utf8fuzz fuzz` means "new findings saved to corpus/": that is the
 # job succeeding, so only 2 (usage) or worse fails `make fuzz`.
@@ -20,6 +20,14 @@ test: setup
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q
+
+# The inner loop: lint, types, import contracts and the tests that start no process
+# (tests/conftest.py marks the others `processes`; tests/README.md, "Tiers").
+check: setup
+	$(PY) -m ruff check src tests fuzz
+	$(PY) -m mypy
+	$(VENV)/bin/lint-imports
+	UTF8FUZZ_CHECK_TIER=1 $(PY) -m pytest -q -m "not processes"
 
 setup: $(STAMP)
 

@@ -1,14 +1,10 @@
-"""libFuzzer target: every profile, every view - what ``utf8fuzz fuzz`` runs.
+"""Shim: runs the packaged target ``utf8fuzz.engine.targets.differential`` (fuzz/README.md).
 
     python fuzz/differential.py -max_len=64 -dict=fuzz/utf8.dict \
         corpus/work/differential corpus/seeds
 """
 
-import sys
-
-# Coverage comes from the spec tables the references walk (utf8fuzz.engine.coverage);
-# UTF8FUZZ_INSTRUMENT=1 also instruments the references' bytecode.
-from utf8fuzz.engine.atheris_target import main
+from utf8fuzz.engine.targets.differential import run
 
 if __name__ == "__main__":
-    main(sys.argv, mode="all")
+    run()

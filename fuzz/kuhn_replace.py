@@ -1,14 +1,10 @@
-"""libFuzzer target: kuhn profile, replace views (see fuzz/README.md).
+"""Shim: runs the packaged target ``utf8fuzz.engine.targets.kuhn_replace`` (fuzz/README.md).
 
     python fuzz/kuhn_replace.py -max_len=64 -dict=fuzz/utf8.dict \
         corpus/work/kuhn_replace corpus/seeds
 """
 
-import sys
-
-# Coverage comes from the spec tables the references walk (utf8fuzz.engine.coverage);
-# UTF8FUZZ_INSTRUMENT=1 also instruments the references' bytecode.
-from utf8fuzz.engine.atheris_target import main
+from utf8fuzz.engine.targets.kuhn_replace import run
 
 if __name__ == "__main__":
-    main(sys.argv, profile="kuhn", mode="replace")
+    run()

@@ -1,14 +1,10 @@
-"""libFuzzer target: rfc2279 profile, strict views (see fuzz/README.md).
+"""Shim: runs the packaged target ``utf8fuzz.engine.targets.rfc2279_strict`` (fuzz/README.md).
 
     python fuzz/rfc2279_strict.py -max_len=64 -dict=fuzz/utf8.dict \
         corpus/work/rfc2279_strict corpus/seeds
 """
 
-import sys
-
-# Coverage comes from the spec tables the references walk (utf8fuzz.engine.coverage);
-# UTF8FUZZ_INSTRUMENT=1 also instruments the references' bytecode.
-from utf8fuzz.engine.atheris_target import main
+from utf8fuzz.engine.targets.rfc2279_strict import run
 
 if __name__ == "__main__":
-    main(sys.argv, profile="rfc2279", mode="strict")
+    run()

@@ -44,6 +44,8 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("bench", "utf8fuzz.commands.bench"),
     ("document", "utf8fuzz.commands.document"),
     ("convert", "utf8fuzz.commands.convert"),
+    ("peers", "utf8fuzz.commands.peers"),
+    ("init", "utf8fuzz.commands.init"),
 )
 
 

@@ -36,6 +36,8 @@ def bad_inputs(tmp: Path) -> dict[str, list[str]]:
         "bench": ["--loop", "--tree", missing, "--inputs", "1", "--warmup", "0"],
         "document": ["--file", missing],
         "convert": ["--to", "utf8", missing, str(tmp / "out")],
+        "peers": ["build", HOSTILE],
+        "init": ["--decoder", "cpython:strict", "--dir", missing],
     }
 
 

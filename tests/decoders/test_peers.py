@@ -10,8 +10,8 @@ there the JDK does what its own code does (one malformed unit), and the tests
 say exactly what that is.
 
 A peer whose toolchain is missing here is skipped with its Unavailable reason; a
-peer whose toolchain is here but which is not built fails (``make setup`` builds
-it, and CI runs it).
+peer whose toolchain is here but which is not built fails (``make setup`` or
+``utf8fuzz peers build`` builds it, and CI runs it).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 
 from tests.decoders.decoder_inputs import BOUNDARY, EXAMPLE
+from utf8fuzz import cli
 from utf8fuzz.decoders import go, java, peers, rust
 from utf8fuzz.decoders._subprocess import DEFAULT_MEMORY_MIB
 from utf8fuzz.decoders.base import Decoder, Unavailable
@@ -163,13 +164,13 @@ def test_discovery_never_runs_a_program(lang: str, monkeypatch: pytest.MonkeyPat
             d.close()
 
 
-def test_unbuilt_peers_say_run_make_setup(tmp_path: Path,
+def test_unbuilt_peers_say_run_peers_build(tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("UTF8FUZZ_PEERS_DIR", str(tmp_path / "empty"))
     for lang, mod in ADAPTERS.items():
         offered = mod.discover()
         assert [u.name for u in offered] == NAMES[lang]
-        want = ("not built: run make setup" if peers.compiler(lang)
+        want = ("not built: run utf8fuzz peers build" if peers.compiler(lang)
                 else peers.not_installed(lang))
         assert {u.reason for u in offered if isinstance(u, Unavailable)} == {want}
 
@@ -182,11 +183,45 @@ def test_missing_toolchains_are_named_with_their_package(
     reasons = {lang: {u.reason for u in mod.discover() if isinstance(u, Unavailable)}
                for lang, mod in ADAPTERS.items()}
     assert reasons == {
-        "go": {"go is not installed (apt-get install golang-go; make setup installs it)"},
-        "java": {"javac is not installed (apt-get install default-jdk-headless; "
-                 "make setup installs it)"},
-        "rust": {"rustc is not installed (apt-get install rustc; make setup installs it)"},
+        "go": {"go is not installed (apt-get install golang-go, then utf8fuzz peers build)"},
+        "java": {"javac is not installed (apt-get install default-jdk-headless, then "
+                 "utf8fuzz peers build)"},
+        "rust": {"rustc is not installed (apt-get install rustc, then utf8fuzz peers build)"},
     }
+
+
+def test_peers_build_builds_into_the_users_cache_where_discovery_finds_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # an installed package: no make, an environment with no builds in it; the
+    # command builds into $XDG_CACHE_HOME, and every command finds it there
+    if peers.compiler("rust") is None:
+        pytest.skip(peers.not_installed("rust"))
+    monkeypatch.delenv("UTF8FUZZ_PEERS_DIR", raising=False)
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "venv"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert peers.find("rust") is None
+    assert cli.main(["peers", "build", "rust"]) == 0
+    out = capsys.readouterr().out
+    where = tmp_path / "cache" / "utf8fuzz" / "peers" / f"rust-{peers.source_hash('rust')}"
+    assert out.startswith("peers: rust: built in ") and out.endswith(f"{where}\n")
+    found = peers.find("rust")
+    assert found is not None and found.path == where
+    offered = rust.discover()
+    assert offered and all(isinstance(d, Decoder) for d in offered)
+    for d in offered:
+        assert isinstance(d, Decoder)
+        d.close()
+
+
+def test_peers_build_names_each_missing_toolchain_in_one_line(tmp_path: Path) -> None:
+    p = subprocess.run([sys.executable, "-m", "utf8fuzz", "peers", "build"],
+                       capture_output=True, text=True, timeout=300, check=False,
+                       env={**os.environ, "PATH": str(tmp_path), "HOME": str(tmp_path),
+                            "UTF8FUZZ_PEERS_DIR": str(tmp_path / "peers")})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == [f"peers: {lang}: skipped: {peers.not_installed(lang)}"
+                                     for lang in ("go", "java", "rust")]
 
 
 def test_a_build_of_other_sources_is_not_run(tmp_path: Path,

@@ -15,11 +15,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     from utf8fuzz import decoders
+    from utf8fuzz.commands._console import console as make_console
     from utf8fuzz.outcome import VIEWS
 
     found, missing = decoders.discover_all()
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         shows = "every view" if d.shows >= every else " ".join(v for v in VIEWS if v in d.shows)
         # a plug-in names itself and states its own versions: anything may be in them
         table.add_row(*(Text(safe.text(x)) for x in (d.name, d.profile, d.policy, shows, vers)))
-    console = Console()
+    console = make_console()
     console.print(table)
     for u in missing:
         console.print(Text(f"unavailable: {safe.text(u.name)}: {safe.text(u.reason)}"))

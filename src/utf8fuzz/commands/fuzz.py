@@ -93,9 +93,39 @@ def writable_dir(path: Path, option: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The command; with ``--json``, stdout holds exactly one JSON document on every
+    exit path: the summary, or on a usage error (2), an interruption before the
+    engines started (130) or a bug (3) ``{"error": MESSAGE, "exit": STATUS}``; the
+    one line on stderr (or the traceback) is cli's, as for any command."""
+    if not args.json:
+        return _run(args)
+    try:
+        return _run(args)
+    except (UsageError, ValueError, TypeError, LookupError, OSError) as e:
+        msg = str(e) or type(e).__name__
+        if isinstance(e, OSError) and e.filename:
+            msg = f"{e.strerror or 'cannot read'}: {e.filename}"
+        _json_error(msg, EXIT_USAGE)
+        raise
+    except KeyboardInterrupt:
+        _json_error("interrupted", EXIT_INTERRUPTED)
+        raise
+    except Exception as e:
+        _json_error(f"unexpected error: {type(e).__name__}", 3)
+        raise
+
+
+def _json_error(message: str, status: int) -> None:
+    from utf8fuzz.engine.run import sigint_ignored
+
+    with sigint_ignored():
+        print(json.dumps({"error": safe.text(message), "exit": status}), flush=True)
+
+
+def _run(args: argparse.Namespace) -> int:
     from utf8fuzz.engine import known as known_mod
     from utf8fuzz.engine.corpus import entries_dir, inputs_dir
-    from utf8fuzz.engine.run import Progress, fuzz, sigint_ignored, summary
+    from utf8fuzz.engine.run import Progress, atheris_available, fuzz, sigint_ignored, summary
 
     if args.time <= 0:
         raise UsageError("--time must be positive")
@@ -112,6 +142,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_report:
         writable_dir(Path(args.report), "--report")
     decs = select_decoders(args)
+    if args.engine != "hypothesis" and (why := atheris_available()) is not None:
+        if args.engine == "atheris":
+            raise UsageError(why)
+        print(f"utf8fuzz fuzz: {safe.text(why)}: Hypothesis runs alone", file=sys.stderr)
     under_test = [d for d in decs if not d.name.startswith("ref:")]
     err = sys.stderr
     if not under_test:
@@ -224,14 +258,15 @@ def _start_live(progress: Progress, corpus: Path, stop: threading.Event,
 
 
 def _print_summary(result: dict[str, Any]) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    from utf8fuzz.commands._console import console as make_console
 
     def cell(s: object) -> Text:
         return Text(safe.text(s))  # Text: rich markup in a name is not markup
 
-    console = Console(highlight=False)
+    console = make_console(highlight=False)  # off a terminal: rows whole, never folded
     t = Table(title="utf8fuzz fuzz", show_header=False)
     t.add_column("", style="bold")
     t.add_column("")

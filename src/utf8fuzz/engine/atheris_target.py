@@ -1,9 +1,9 @@
-"""The Atheris (libFuzzer) differential target, shared by the thin files in ``fuzz/``.
+"""The Atheris (libFuzzer) differential target, shared by the target modules of
+:mod:`utf8fuzz.engine.targets` (and the ``fuzz/`` shims over them in a checkout).
 
-Each file in ``fuzz/`` instruments the reference decoders' modules, then calls
-:func:`main` with its profile and mode; everything else is libFuzzer's command line
-(``-max_total_time``, ``-max_len``, ``-dict``, ``-jobs``, ``-fork``, corpus dirs);
-a target that is the only process on its corpus adds ``-reload=0``
+Each target calls :func:`main` with its profile and mode; everything else is
+libFuzzer's command line (``-max_total_time``, ``-max_len``, ``-dict``, ``-jobs``,
+``-fork``, corpus dirs); a target that is the only process on its corpus adds ``-reload=0``
 (:func:`single_process_flags`).
 
 Each *new* signature is minimized and saved to the corpus right away, atomically, so
@@ -37,7 +37,7 @@ input's walks - its coverage - are taken at once, the decoders run when the roun
 is full. If a decoder crashes the process mid-round, libFuzzer saves the round's
 last input, which may not be the culprit; every input of the round is in
 ``<artifact prefix>inflight-<pid>.hex`` (one hex line each; removed at a clean
-exit). Each can be run alone: ``python fuzz/differential.py FILE``.
+exit). Each can be run alone: ``python -m utf8fuzz.engine.targets.differential FILE``.
 """
 
 from __future__ import annotations

@@ -7,10 +7,11 @@ Engines.
                 its process kills a worker, never the harness), on one shared corpus,
                 until the deadline, a quarter of their time on long inputs
                 (:mod:`.long`). Whatever a worker prints goes to stderr.
-``atheris``     libFuzzer, through ``fuzz/differential.py`` run as a subprocess (its
+``atheris``     libFuzzer, through the packaged target
+                ``utf8fuzz.engine.targets.differential`` run as a subprocess (its
                 own session) with ``-max_total_time``, ``-max_len=65600``
                 and ``-len_control=0`` (the mutator's long mode: short mutations
-                stay within 64 bytes), ``-dict=fuzz/utf8.dict``, the seeds and the
+                stay within 64 bytes), the packaged ``-dict``, the seeds and the
                 corpus inputs; ``jobs > 1``
                 adds ``-fork=N`` and ``-ignore_crashes/timeouts/ooms=1``. New entries
                 are saved by the target itself and reported through a JSON-lines log,
@@ -79,6 +80,7 @@ from typing import Any, NoReturn
 from utf8fuzz import safe
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
+from utf8fuzz.engine import targets
 from utf8fuzz.engine.explain import Explanation, explain, group
 from utf8fuzz.engine.finder import Finder, InFlight, full_every_default
 from utf8fuzz.engine.known import Known
@@ -86,7 +88,6 @@ from utf8fuzz.engine.long import MAX_LONG, SHORT_MAX, long_share
 from utf8fuzz.engine.recover import kills_process, read_candidates, recover
 
 ENGINES = ("atheris", "hypothesis", "both")
-ROOT = Path(__file__).resolve().parents[3]  # the source checkout (fuzz/, corpus/)
 #: Seconds past the deadline and one decoder timeout before what still runs is
 #: stopped (SIGTERM, then SIGKILL :data:`KILL_AFTER` seconds later).
 GRACE = 3.0
@@ -607,9 +608,12 @@ def atheris_available() -> str | None:
     try:
         import atheris  # noqa: F401
     except ImportError as e:
-        return f"atheris is not installed ({e}); pip install 'utf8fuzz[fuzz]'"
-    if not (ROOT / "fuzz" / "differential.py").exists():
-        return f"fuzz targets not found under {ROOT / 'fuzz'} (run from a source checkout)"
+        # a dependency wherever a wheel of it exists (pyproject.toml): elsewhere, say so
+        return (f"atheris is not installed ({e}); utf8fuzz depends on it where PyPI has "
+                f"its wheel (CPython on Linux x86_64), elsewhere pip install atheris "
+                f"builds it from source (clang)")
+    if not targets.path("differential").is_file():
+        return f"the fuzz target {targets.path('differential')} is missing (a broken install)"
     return None
 
 
@@ -850,10 +854,10 @@ def run_atheris(specs: Sequence[str], profiles: Sequence[str], corpus: Path,
             if seconds < 1:
                 break
             dirs = [work.libfuzzer_corpus, *_seed_dirs(corpus, work, exclude)]
-            cmd = [sys.executable, str(ROOT / "fuzz" / "differential.py"),
+            cmd = [sys.executable, str(targets.path("differential")),
                    f"-max_total_time={max(1, int(seconds))}", f"-max_len={max_len}",
                    *(["-len_control=0"] if max_len > SHORT_MAX else []),
-                   f"-dict={ROOT / 'fuzz' / 'utf8.dict'}", "-print_final_stats=1",
+                   f"-dict={targets.dictionary()}", "-print_final_stats=1",
                    f"-artifact_prefix={work.libfuzzer}{os.sep}", *map(str, dirs)]
             if jobs > 1:
                 cmd[2:2] = [f"-fork={jobs}", "-ignore_crashes=1", "-ignore_timeouts=1",

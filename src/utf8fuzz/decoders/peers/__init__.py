@@ -2,12 +2,14 @@
 
 Each language has one small exec-protocol client (docs/protocol.md) in this
 package's ``go/``, ``java/`` and ``rust/`` directories, shipped as package data,
-taking the variant to run as its one argument. :mod:`.build` (run by ``make
-setup``) compiles each one whose toolchain this machine has into
-``<root>/<lang>-<hash>``, where ``<root>`` is ``$UTF8FUZZ_PEERS_DIR`` or
-``<sys.prefix>/share/utf8fuzz/peers`` (inside the venv) and ``<hash>`` is the
-hash of the client's sources and of the build recipe: an edited source is a
-different directory, so a stale build is never run.
+taking the variant to run as its one argument. :mod:`.build` compiles each one
+whose toolchain this machine has into ``<root>/<lang>-<hash>``, where ``<hash>`` is
+the hash of the client's sources and of the build recipe: an edited source is a
+different directory, so a stale build is never run. ``<root>`` is
+``$UTF8FUZZ_PEERS_DIR`` when set, else ``make setup`` builds inside the venv
+(``<sys.prefix>/share/utf8fuzz/peers``) and ``utf8fuzz peers build`` (an installed
+package, no make) into the user's cache (``$XDG_CACHE_HOME/utf8fuzz/peers``, default
+``~/.cache``); :func:`find` looks in both (:func:`roots`).
 
 The adapters (:mod:`utf8fuzz.decoders.go`, ``java``, ``rust``) only *look*:
 :func:`find` reads a build's ``peer.json``, and :func:`why_unavailable` names
@@ -57,9 +59,27 @@ MARKER = "peer.json"
 
 
 def root() -> Path:
-    """Where builds live: ``$UTF8FUZZ_PEERS_DIR``, else inside the venv."""
+    """Where ``make setup`` builds: ``$UTF8FUZZ_PEERS_DIR``, else inside the venv."""
     env = os.environ.get("UTF8FUZZ_PEERS_DIR")
     return Path(env) if env else Path(sys.prefix) / "share" / "utf8fuzz" / "peers"
+
+
+def user_root() -> Path:
+    """Where ``utf8fuzz peers build`` builds: ``$UTF8FUZZ_PEERS_DIR``, else the
+    user's cache (``$XDG_CACHE_HOME``, default ``~/.cache``), which needs no write
+    access to the environment the package is installed in."""
+    env = os.environ.get("UTF8FUZZ_PEERS_DIR")
+    if env:
+        return Path(env)
+    cache = os.environ.get("XDG_CACHE_HOME")
+    # the XDG spec: a relative value is invalid and is ignored
+    base = Path(cache) if cache and os.path.isabs(cache) else Path.home() / ".cache"
+    return base / "utf8fuzz" / "peers"
+
+
+def roots() -> tuple[Path, ...]:
+    """Where :func:`find` looks, in order: :func:`root`, then :func:`user_root`."""
+    return tuple(dict.fromkeys((root(), user_root())))
 
 
 def source_hash(lang: str) -> str:
@@ -74,9 +94,10 @@ def source_hash(lang: str) -> str:
     return h.hexdigest()[:12]
 
 
-def build_dir(lang: str) -> Path:
-    """The directory ``lang``'s current sources build into."""
-    return root() / f"{lang}-{source_hash(lang)}"
+def build_dir(lang: str, under: Path | None = None) -> Path:
+    """The directory ``lang``'s current sources build into, under ``under``
+    (default :func:`root`)."""
+    return (root() if under is None else under) / f"{lang}-{source_hash(lang)}"
 
 
 def rustc() -> str | None:
@@ -102,8 +123,8 @@ def compiler(lang: str) -> str | None:
 def not_installed(lang: str) -> str:
     """The one line for a missing toolchain."""
     tool = {"go": "go", "java": "javac", "rust": "rustc"}[lang]
-    return (f"{tool} is not installed (apt-get install {PACKAGES[lang]}; "
-            "make setup installs it)")
+    return (f"{tool} is not installed (apt-get install {PACKAGES[lang]}, then "
+            "utf8fuzz peers build)")
 
 
 @dataclass(frozen=True)
@@ -121,9 +142,19 @@ class Built:
 
 
 def find(lang: str) -> Built | None:
-    """The build of ``lang``'s current sources, if it is complete and its
-    program (for Java, the ``java`` it records) is still there."""
-    d = build_dir(lang)
+    """The build of ``lang``'s current sources in the first of :func:`roots` that
+    has a complete one whose program (for Java, the ``java`` it records) is still
+    there."""
+    for r in roots():
+        built = find_in(lang, r)
+        if built is not None:
+            return built
+    return None
+
+
+def find_in(lang: str, under: Path) -> Built | None:
+    """:func:`find`, in ``under`` only."""
+    d = build_dir(lang, under)
     try:
         info = json.loads((d / MARKER).read_text())
         command = tuple(str(c) for c in info["command"])
@@ -142,7 +173,7 @@ def why_unavailable(lang: str) -> str:
     """Why :func:`find` found nothing: no toolchain, or not (re)built."""
     if compiler(lang) is None:
         return not_installed(lang)
-    return "not built: run make setup"
+    return "not built: run utf8fuzz peers build"
 
 
 #: A peer's variant: (the call it makes, mode, policy, reasons, text only).

@@ -91,17 +91,24 @@ def _build_java(javac: str, out: Path) -> tuple[list[str], str]:
 BUILDERS = {"go": _build_go, "java": _build_java, "rust": _build_rust}
 
 
-def build(lang: str, *, force: bool = False) -> tuple[str, str]:
-    """Build ``lang``'s peer; (status, message) with status ``built``,
-    ``up-to-date``, ``skipped`` (no toolchain) or ``failed``."""
-    if not force and peers.find(lang) is not None:
-        return "up-to-date", str(peers.build_dir(lang))
+def build(lang: str, *, force: bool = False, under: Path | None = None) -> tuple[str, str]:
+    """Build ``lang``'s peer under ``under`` (default :func:`peers.root`);
+    (status, message) with status ``built``, ``up-to-date`` (a build in any of
+    :func:`peers.roots` or ``under``), ``skipped`` (no toolchain) or ``failed``."""
+    if not force:
+        found = peers.find_in(lang, under) if under is not None else None
+        found = found or peers.find(lang)
+        if found is not None:
+            return "up-to-date", str(found.path)
     tool = peers.compiler(lang)
     if tool is None:
         return "skipped", peers.not_installed(lang)
-    final = peers.build_dir(lang)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}-", dir=final.parent))
+    final = peers.build_dir(lang, under)
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}-", dir=final.parent))
+    except OSError as e:
+        return "failed", f"cannot write {final.parent}: {e.strerror or e}"
     try:
         command, toolchain = BUILDERS[lang](tool, tmp)
         (tmp / peers.MARKER).write_text(json.dumps(
