@@ -54,13 +54,20 @@ MARK = "utf8fuzz-loop-bench "
 
 
 def load_material(root: Path) -> tuple[list[bytes], list[bytes]]:
-    """``corpus/seeds`` (by name, each cut to 64 bytes) and the ``fuzz/utf8.dict`` tokens."""
-    seeds = [p.read_bytes()[:MAX_LEN] for p in sorted((root / "corpus" / "seeds").iterdir())
-             if p.is_file()]
+    """``corpus/seeds`` (by name, each cut to 64 bytes) and the ``fuzz/utf8.dict`` tokens
+    of the tree ``root``; where it has none (an installed package), the same seeds and
+    dictionary made by :mod:`.boundaries`, which writes those files."""
+    from utf8fuzz.engine import boundaries
+
+    seed_dir, dict_file = root / "corpus" / "seeds", root / "fuzz" / "utf8.dict"
+    if seed_dir.is_dir():
+        seeds = [p.read_bytes()[:MAX_LEN] for p in sorted(seed_dir.iterdir()) if p.is_file()]
+    else:
+        seeds = [data[:MAX_LEN] for _, data in sorted(boundaries.seed_files().items())]
+    text = dict_file.read_text("ascii") if dict_file.is_file() else boundaries.libfuzzer_dict()
     tokens = [line.split("=", 1)[1].strip()[1:-1].encode("latin-1").decode("unicode_escape")
               .encode("latin-1")
-              for line in (root / "fuzz" / "utf8.dict").read_text("ascii").splitlines()
-              if "=" in line and not line.startswith("#")]
+              for line in text.splitlines() if "=" in line and not line.startswith("#")]
     return seeds, tokens
 
 
