@@ -82,7 +82,8 @@ def open_page(browser: Browser, url: str) -> tuple[Page, Recorded]:
 
     page.on("console", on_console)
     page.on("pageerror", on_error)
-    page.on("request", on_request)
+    # The page's context: requests from its workers too, not only its frames.
+    page.context.on("request", on_request)
     page.goto(url, wait_until="networkidle")
     return page, rec
 
