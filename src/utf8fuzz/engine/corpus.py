@@ -304,8 +304,8 @@ def _check_outcome_json(where: str, o: object) -> None:
     of the result work; whether the tokens tile is ``from_json``'s to say."""
     if not isinstance(o, dict):
         raise _wrong(where, "an object")
-    if o.get("status") not in ("ok", "crash", "timeout"):
-        raise _wrong(f"{where}.status", "ok, crash or timeout")
+    if o.get("status") not in ("ok", "crash", "timeout", "bad-outcome"):
+        raise _wrong(f"{where}.status", "ok, crash, timeout or bad-outcome")
     if not (_int(o.get("length")) and o["length"] >= 0):
         raise _wrong(f"{where}.length", "a non-negative integer")
     if "detail" in o and not isinstance(o["detail"], str):

@@ -47,8 +47,8 @@ from utf8fuzz.engine.screening import (
     views_from_tokens,
     whole_views_of,
 )
-from utf8fuzz.engine.signature import failure_feature
-from utf8fuzz.outcome import VIEWS, Outcome
+from utf8fuzz.engine.signature import FAILURES, failure_feature
+from utf8fuzz.outcome import VIEWS, Outcome, checked
 from utf8fuzz.profiles import REGISTRY
 
 # tuple.__new__: a NamedTuple made without its Python-level __new__ frame (the fuzz
@@ -243,8 +243,8 @@ class Differ:
                     diff = self._judge(d, ref, seen)
                 else:
                     # a screen that met an exception may hand over its crash outcome
-                    out = outcomes[j][d.name] = (seen if type(seen) is Outcome
-                                                 else d.decode(data))
+                    out = outcomes[j][d.name] = checked(
+                        seen if type(seen) is Outcome else d.decode(data), len(data))
                     diff = self._judge(d, ref, out)
                 if diff is not None:
                     diffs[j].append(diff)
@@ -295,7 +295,7 @@ class Differ:
                 if ref is None:
                     r = self.references[key]
                     ref = refs[key] = Judge(data, r.walk(data), r)
-                out = outcomes[d.name] = many[i]
+                out = outcomes[d.name] = checked(many[i], len(data))
                 diff = self._judge(d, ref, out)
                 if diff is not None:
                     diffs.append(diff)
@@ -317,7 +317,7 @@ class Differ:
         if diff is None:
             return None
         klass, idx, view, detail = diff
-        if klass in ("crash", "timeout"):
+        if klass in FAILURES:
             assert isinstance(out, Outcome)
             return Difference(d.name, d.profile, klass, failure_feature(out), 0, view, detail)
         return Difference(d.name, d.profile, klass, *ref.feature(idx), view, detail)
@@ -334,7 +334,7 @@ class Differ:
         by_name = {x.decoder: x for x in diffs}
         out: list[Difference] = []
         for x in diffs:
-            if x.decoder in incr and x.klass not in ("crash", "timeout"):
+            if x.decoder in incr and x.klass not in FAILURES:
                 siblings = self._oneshot.get((self._family[x.decoder], x.profile), [])
                 same = any(
                     (s := by_name.get(n)) is not None

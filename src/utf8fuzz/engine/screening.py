@@ -61,10 +61,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
-from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.decoders.base import Decoder, mutated, private_copy, reraise_interrupt
 from utf8fuzz.engine import _screen
 from utf8fuzz.engine.result import outcome_of_packed
-from utf8fuzz.outcome import TEXT_VIEWS, VIEWS, Outcome
+from utf8fuzz.outcome import TEXT_VIEWS, VIEWS, Outcome, checked
 from utf8fuzz.profiles.walk import Walk
 
 #: ``(screen or None, reference index, views compared, judging order or None)``:
@@ -117,10 +117,19 @@ def decode_as_screen(d: Decoder) -> Callable[[bytes], Any] | None:
     run, crash, provenance = d.run, d.crash, d.provenance
 
     def screen(data: bytes) -> Any:
+        # as Decoder.decode: a copy of the input of its own, anything raised a crash
+        mine = private_copy(data)
         try:
-            out = run(data)
-        except Exception as e:  # as Decoder.decode: a failure of the decoder is data
+            out = run(mine)
+        except BaseException as e:
+            reraise_interrupt(e)
             return crash(data, e)
+        if mine != data:
+            return mutated(data, d.versions())
+        # Held to the bounds here, before its views are compared or judged (in C
+        # too): the decoder's code is anyone's. The adapters' own screens (screen_of)
+        # are this project's, checked by its tests, and not checked per input.
+        out = checked(out, len(data))
         if out.tokens_ is None and out.status == "ok":
             return out.views
         if not out.provenance:
