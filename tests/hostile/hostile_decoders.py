@@ -108,3 +108,25 @@ class NoGetstate(codecs.BufferedIncrementalDecoder):
 
     def getstate(self) -> tuple[bytes, int]:
         raise NotImplementedError("no state to give")
+
+
+class Opaque(NoGetstate):
+    """As :class:`NoGetstate`, and its errors' ``object`` is not the bytes their
+    offsets index: where an error starts in the input cannot be told at all."""
+
+    def _buffer_decode(self, data: Any, errors: str, final: bool) -> tuple[str, int]:
+        try:
+            return codecs.utf_8_decode(data, errors, final)
+        except UnicodeDecodeError as e:
+            raise UnicodeDecodeError(e.encoding, b"?" * len(e.object), e.start, e.end,
+                                     e.reason) from None
+
+
+def spins_after_saying(data: bytes) -> str:
+    """As :func:`spins`, first creating the file ``$HOSTILE_SPINNING`` names: the
+    test that interrupts it knows it is spinning."""
+    if b"\xfe" in data:
+        import os
+        from pathlib import Path
+        Path(os.environ["HOSTILE_SPINNING"]).touch()
+    return spins(data)

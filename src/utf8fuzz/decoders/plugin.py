@@ -68,9 +68,12 @@ Options. A user's decoder runs in a worker process by default
 byte leads each request), so one that segfaults, calls ``os._exit`` or loops
 forever gives a ``crash`` or ``timeout`` outcome and a fresh worker, never a dead
 or hung harness; one that allocates without bound a ``crash`` whose feature is
-``oom``. ``inprocess``: no worker (faster; an exception is still a crash outcome,
-but a hang or a dead process takes the harness with it). ``timeout=SECONDS`` per
-call (default 10, or ``$UTF8FUZZ_DECODER_TIMEOUT``). ``memory=MiB``: the worker's
+``oom``. ``inprocess``: no worker (faster; whatever it raises, ``SystemExit``
+included, is still a crash outcome, but a dead process takes the harness with it,
+and the fuzz loop's recovery re-runs the round in a fork). ``timeout=SECONDS`` per
+call (default 10, or ``$UTF8FUZZ_DECODER_TIMEOUT``); with ``inprocess``, said
+explicitly, it interrupts the call with SIGALRM (Python code anywhere; C code when
+it returns to the interpreter), a ``timeout`` outcome. ``memory=MiB``: the worker's
 address-space limit (default 2048, or ``$UTF8FUZZ_WORKER_MEMORY``; 0: none; not
 with ``inprocess``). :meth:`IsolatedDecoder.decode_many` pipelines a batch.
 
