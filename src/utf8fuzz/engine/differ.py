@@ -18,6 +18,12 @@ attribute, else the name's part before the first ``:``) and profile ran on the i
 and does *not* diverge in the same way; otherwise the incremental decoder has the
 same bug as its one-shot sibling and gets the ordinary class.
 
+The boundary. Every outcome a decoder hands the differ is checked there
+(:func:`utf8fuzz.outcome.checked`: spans inside the input and in order, code points
+in range, no view past :func:`~utf8fuzz.outcome.output_bound`); one that fails is
+a ``bad-outcome`` failure, judged like a crash: one difference, never a view's.
+A user's decoder's screen is checked as it answers (:func:`.screening.decode_as_screen`).
+
 Plans. A differ decides once, at construction, how each decoder is compared: in
 full, or first through the optional speed operations of :mod:`.screening` (which
 also says when each plan is used). :meth:`Differ.run` (the API, the CLI, replay,
