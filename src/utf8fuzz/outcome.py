@@ -31,7 +31,8 @@ it was given. Asking a view it cannot show raises :class:`ViewUnavailable` - it
 never guesses - so that "unsupported" can never count as a difference.
 
 An outcome may also be a *failure*: ``crash`` (the decoder raised something it
-should not have, or its process died) or ``timeout``. A failure shows no view.
+should not have, or its process died), ``timeout``, or ``bad-outcome`` (what it
+answered is not an outcome of the input: :func:`check`). A failure shows no view.
 """
 
 from __future__ import annotations
