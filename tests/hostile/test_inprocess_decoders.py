@@ -125,3 +125,10 @@ def test_the_report_shows_a_bad_outcome_as_what_it_is(fuzz_runs: dict[str, Any],
     assert "what it answered is not an outcome of this input" in md
     assert "oversized-output" in (day / "report.html").read_text()
     assert os.path.getsize(day / "report.html") < 2_000_000  # no 10 MB answer in it
+
+
+@pytest.mark.parametrize("where", ["+inprocess", ""])
+def test_a_plugin_that_exits_as_it_is_imported_is_one_line_and_exit_2(where: str) -> None:
+    p = run("diff", "--decoder", f"tests.hostile.hostile_exits_at_import:decode{where}", "41")
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert p.stderr.count("\n") == 1 and "SystemExit: 0" in p.stderr, p.stderr

@@ -113,7 +113,13 @@ from utf8fuzz.decoders._subprocess import (
     frame,
     memory_limit_mib,
 )
-from utf8fuzz.decoders.base import Decoder, Unavailable, time_limited
+from utf8fuzz.decoders.base import (
+    Decoder,
+    Unavailable,
+    describe,
+    reraise_interrupt,
+    time_limited,
+)
 from utf8fuzz.decoders.chunks import cuts
 from utf8fuzz.decoders.claim import Claim, parse_claim
 from utf8fuzz.outcome import Outcome, bad_outcome, output_bound
@@ -258,10 +264,10 @@ def load_object(target: str) -> Any:
         obj: Any = importlib.import_module(mod)
     except ImportError as e:
         raise _unknown(f"cannot import {shown!r} for decoder {safe.text(target, 200)!r}: "
-                       f"{safe.text(e, 300)}") from None
-    except Exception as e:
-        raise _unknown(f"importing {shown!r} failed: {type(e).__name__}: "
-                       f"{safe.text(e, 300)}") from None
+                       f"{safe.text(describe(e).partition(': ')[2], 300)}") from None
+    except BaseException as e:  # SystemExit at import too: the module's own failure
+        reraise_interrupt(e)
+        raise _unknown(f"importing {shown!r} failed: {safe.text(describe(e), 300)}") from None
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
@@ -358,8 +364,9 @@ def _rejects(fn: Callable[..., Any], mode: str) -> str | None:
     try:
         fn(PROBE, mode)
     except (LookupError, TypeError) as e:
-        return safe.text(f"{type(e).__name__}: {e}", 300)
-    except Exception:
+        return safe.text(describe(e), 300)
+    except BaseException as e:
+        reraise_interrupt(e)
         return None  # any other answer is the decoder's own, judged in the run
     return None
 
@@ -370,8 +377,9 @@ def _rejects_incremental(factory: Callable[..., Any], mode: str) -> str | None:
     try:
         factory(mode).decode(PROBE, True)
     except (LookupError, TypeError) as e:
-        return safe.text(f"{type(e).__name__}: {e}", 300)
-    except Exception:
+        return safe.text(describe(e), 300)
+    except BaseException as e:
+        reraise_interrupt(e)
         return None  # any other answer is the decoder's own, judged in the run
     return None
 
