@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from utf8fuzz import safe
+from utf8fuzz.decoders.base import install_interrupt_handler
 from utf8fuzz.errors import UsageError
 
 #: Exit status of an unexpected exception: "the command failed", as for a fuzz run
@@ -86,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    install_interrupt_handler()  # a decoder's own KeyboardInterrupt is not a Ctrl-C
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:

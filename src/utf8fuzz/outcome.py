@@ -31,7 +31,8 @@ it was given. Asking a view it cannot show raises :class:`ViewUnavailable` - it
 never guesses - so that "unsupported" can never count as a difference.
 
 An outcome may also be a *failure*: ``crash`` (the decoder raised something it
-should not have, or its process died) or ``timeout``. A failure shows no view.
+should not have, or its process died), ``timeout``, or ``bad-outcome`` (what it
+answered is not an outcome of the input: :func:`check`). A failure shows no view.
 """
 
 from __future__ import annotations
@@ -69,6 +70,130 @@ def output_bound(length: int) -> int:
     """The most code points (or tokens) any view of an outcome of a ``length``-byte
     input may hold: ``OUTPUT_PER_BYTE * length + OUTPUT_SLACK``."""
     return OUTPUT_PER_BYTE * length + OUTPUT_SLACK
+
+
+#: The largest code point any view may hold: RFC 2279's 6-byte forms reach U+7FFFFFFF.
+MAX_CODE_POINT = 0x7FFFFFFF
+#: A failure's detail is cut to this many characters (it is shown and stored).
+DETAIL_LIMIT = 500
+
+
+def bad_outcome(length: int, kind: str, why: str,
+                provenance: dict[str, str] | None = None) -> Outcome:
+    """The ``bad-outcome`` failure of kind ``kind`` (one of :data:`BAD_OUTCOME_KINDS`)."""
+    assert kind in BAD_OUTCOME_KINDS, kind
+    return Outcome.failure(length, "bad-outcome", f"{kind}: {why}"[:DETAIL_LIMIT], provenance)
+
+
+def check(out: Outcome | dict[str, Any], length: int) -> str | None:
+    """Why ``out`` (an outcome, or a screen's dict of views) is not an outcome of a
+    ``length``-byte input - a ``bad-outcome`` detail, see :data:`BAD_OUTCOME_KINDS` -
+    or None when it is one as far as can be told cheaply: every span (and token)
+    inside ``[0, length)`` and in order, every code point in 0..U+7FFFFFFF, no view
+    longer than :func:`output_bound`, a failure's detail no longer than
+    :data:`DETAIL_LIMIT`. Sizes are looked at before anything else, so an oversized
+    view is never walked. What a decoder says is not trusted, so it is type-checked."""
+    if isinstance(out, Outcome):
+        if out.status != "ok":
+            return None  # its detail is cut by checked()
+        if out.length != length:
+            return f"span-outside-input: an outcome of {out.length!r} bytes for {length}"
+        if out.tokens_ is not None:
+            return _check_tokens(out.tokens_, length)
+        views: dict[str, Any] = out.views
+    else:
+        views = out
+    bound = output_bound(length)
+    for name, v in views.items():
+        if type(v) in (str, tuple, list, bytes) and len(v) > bound:
+            if name == "tokens" and type(v) is bytes:
+                if len(v) > 32 * bound:  # four int64 a token (pack_tokens)
+                    return f"oversized-output: {len(v) // 32} tokens for {length} bytes"
+                continue
+            return (f"oversized-output: {len(v)} items in its {name} view for {length} bytes "
+                    f"(at most {bound})")
+    for name, v in views.items():
+        why = _check_view(name, v, length)
+        if why is not None:
+            return why
+    return None
+
+
+def _check_view(name: str, v: Any, length: int) -> str | None:
+    if name in TEXT_VIEWS:
+        if type(v) is str:
+            return None  # a str holds code points up to U+10FFFF only
+        try:
+            if v and not (min(v) >= 0 and max(v) <= MAX_CODE_POINT):
+                return f"code-point-out-of-range: in its {name} view"
+        except TypeError:
+            return f"code-point-out-of-range: its {name} view holds what is not a code point"
+        return None
+    if name == "spans":
+        return _check_spans(v, length)
+    if name == "strict":
+        return None if v is None else _check_spans((v,), length)
+    if name == "tokens":
+        if type(v) is bytes:
+            try:
+                return _check_tokens(unpack_tokens(v), length)
+            except ValueError:
+                return "span-outside-input: packed tokens that are not tokens"
+        return _check_tokens(v, length)
+    return None
+
+
+def _check_spans(spans: Any, length: int) -> str | None:
+    prev = 0
+    try:
+        for s, e in spans:
+            if not (type(s) is int and type(e) is int and 0 <= s < e <= length):
+                return f"span-outside-input: ({s!r}, {e!r}) for {length} bytes"[:200]
+            if s < prev:
+                return f"spans-out-of-order: ({s}, {e}) after one ending at {prev}"
+            prev = e
+    except (TypeError, ValueError):
+        return "span-outside-input: a span that is not two offsets"
+    return None
+
+
+def _check_tokens(tokens: Any, length: int) -> str | None:
+    if len(tokens) > output_bound(length):
+        return f"oversized-output: {len(tokens)} tokens for {length} bytes"
+    try:
+        why = _check_spans([(t[2], t[3]) for t in tokens], length)
+        if why is not None:
+            return why
+        if any(t[1] is not None and not (type(t[1]) is int and 0 <= t[1] <= MAX_CODE_POINT)
+               for t in tokens):
+            return "code-point-out-of-range: in its tokens"
+    except (TypeError, IndexError):
+        return "span-outside-input: tokens that are not tokens"
+    return None
+
+
+def checked(out: Outcome, length: int) -> Outcome:
+    """``out``, or its ``bad-outcome`` failure when :func:`check` finds one. A
+    failure's detail is cut to :data:`DETAIL_LIMIT`, and a status that is none of
+    :data:`Status` is a ``crash``."""
+    if out.status != "ok":
+        d = out.detail
+        if (out.status in _FAILURES and (d is None or (type(d) is str and len(d) <= DETAIL_LIMIT))
+                and out.length == length):
+            return out
+        status: FailureStatus = out.status if out.status in _FAILURES else "crash"
+        said = d if type(d) is str else f"a failure whose detail is a {type(d).__name__}"
+        return Outcome.failure(length, status, said[:DETAIL_LIMIT], out.provenance)
+    why = check(out, length)
+    if why is None:
+        return out
+    kind, _, said = why.partition(": ")
+    return bad_outcome(length, kind, said, out.provenance)
+
+
+_FAILURES = frozenset({"crash", "timeout", "bad-outcome"})
+
+
 #: The names of the views (see the module docstring).
 ViewName = Literal["tokens", "spans", "strict", "reason", "accept", "replace", "ignore",
                    "escape"]

@@ -27,7 +27,7 @@ def aborts_on_fe(data: bytes) -> str:
 
 
 def exits_on_fe(data: bytes) -> str:
-    """``SystemExit`` (not an ``Exception``: no crash outcome) on any input holding FE."""
+    """``SystemExit`` (not an ``Exception``, still a crash outcome) on any input holding FE."""
     if b"\xfe" in data:
         raise SystemExit(3)
     return data.decode("utf-8")

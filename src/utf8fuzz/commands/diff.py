@@ -45,6 +45,7 @@ from utf8fuzz.outcome import (
     TEXT_VIEWS,
     VIEWS,
     Outcome,
+    checked,
     format_codepoint,
     hexbytes,
     pack_tokens,
@@ -140,7 +141,9 @@ def run(args: argparse.Namespace) -> int:
     # One full comparison gives every outcome and the verdict on each decoder.
     result = Differ(decs).run(data, full=True)
     outcomes = result.outcomes
-    results = [(d, outcomes[d.name] if d.name in outcomes else d.decode(data)) for d in decs]
+    # (a decoder the differ did not judge is held to the same bounds: outcome.checked)
+    results = [(d, outcomes[d.name] if d.name in outcomes else checked(d.decode(data), len(data)))
+               for d in decs]
     divergences = result.divergences
     if args.json:
         print(json.dumps(
@@ -305,7 +308,7 @@ def _outcome(d: Decoder, data: bytes) -> Outcome | dict[str, Any]:
             seen = None
         if seen is not None:
             return seen  # type: ignore[no-any-return]
-    return d.decode(data)
+    return checked(d.decode(data), len(data))
 
 
 def _summarize(d: Decoder, got: Outcome | dict[str, Any], data: bytes) -> _Summary:

@@ -39,10 +39,100 @@ can offer on this machine, and for what it cannot, one line saying why.
 
 from __future__ import annotations
 
+import signal
+import threading
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from utf8fuzz.outcome import Outcome
+
+#: Ctrl-Cs the user sent while a decoder ran (see :func:`install_interrupt_handler`).
+_SIGINTS = [0]
+
+
+def _on_sigint(signum: int, frame: object) -> None:
+    _SIGINTS[0] += 1
+    raise KeyboardInterrupt
+
+
+def install_interrupt_handler() -> None:
+    """Count the user's Ctrl-Cs (then raise KeyboardInterrupt, as Python's own
+    handler does), so that a ``KeyboardInterrupt`` a decoder raises itself is told
+    from the user's. Only where Python's default handler is in place, and from the
+    main thread: a SIGINT the process inherited ignored stays ignored."""
+    if (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+        signal.signal(signal.SIGINT, _on_sigint)
+
+
+def reraise_interrupt(e: BaseException) -> None:
+    """Raise ``e`` again when it is the user's interrupt: a KeyboardInterrupt after
+    a real SIGINT was counted, or under Python's own handler, which does not count
+    (then the two cannot be told apart, and the user's wins). Where SIGINT is
+    ignored, every KeyboardInterrupt is a decoder's."""
+    if isinstance(e, KeyboardInterrupt):
+        handler = signal.getsignal(signal.SIGINT)
+        if (handler is _on_sigint and _SIGINTS[0]) or handler is signal.default_int_handler:
+            raise e
+
+
+def describe(e: BaseException) -> str:
+    """``Type: message`` of an exception a decoder raised, cut to 500 characters.
+    Never raises: a message whose ``__str__`` raises is said to."""
+    try:
+        said = str(e)
+    except BaseException as inner:
+        reraise_interrupt(inner)
+        said = f"<its message raised {type(inner).__name__}>"
+    if type(said) is not str:  # str() of a str subclass gives that subclass
+        said = str.__str__(said)
+    return f"{type(e).__name__}: {said[:500]}"[:500]
+
+
+class DecoderTimeout(BaseException):
+    """Raised in an in-process decoder that ran past its time (:func:`time_limited`):
+    a BaseException, so that the decoder's own ``except Exception`` lets it by."""
+
+
+def time_limited(run: Callable[[bytes], Outcome], seconds: float) -> Callable[[bytes], Outcome]:
+    """``run`` interrupted after ``seconds`` by SIGALRM with :class:`DecoderTimeout`
+    (which :meth:`Decoder.decode` makes a ``timeout`` outcome). Python code is
+    interrupted wherever it spins; C code only when it returns to the interpreter.
+    Off the main thread, where no signal handler can be set, ``run`` as it is."""
+
+    def alarm(signum: int, frame: object) -> None:
+        raise DecoderTimeout(f"no answer within {seconds:g} s")
+
+    def limited(data: bytes) -> Outcome:
+        if threading.current_thread() is not threading.main_thread():
+            return run(data)
+        old = signal.signal(signal.SIGALRM, alarm)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+            return run(data)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+
+    return limited
+
+
+def private_copy(data: bytes) -> bytes:
+    """A copy of ``data`` of its own (``bytes(data)`` is ``data``): a decoder that
+    writes into its input through ctypes or the C API writes into this one, which
+    :func:`mutated` then compares. A 1-byte input is made by ``int.to_bytes``: every
+    other way gives CPython's one shared object of that byte, which a decoder that
+    wrote into it would change for the whole process."""
+    n = len(data)
+    return bytes(bytearray(data)) if n > 1 else data[0].to_bytes(1, "little") if n else data
+
+
+def mutated(data: bytes, provenance: dict[str, str] | None = None) -> Outcome:
+    """The ``bad-outcome`` of a decoder that overwrote its input."""
+    return Outcome.failure(len(data), "bad-outcome",
+                           "mutated-input: the decoder overwrote the bytes it was given",
+                           provenance)
 
 
 @dataclass(frozen=True)
@@ -74,19 +164,28 @@ class Decoder(ABC):
         return {}
 
     def decode(self, data: bytes) -> Outcome:
-        """:meth:`run`, with any exception turned into a ``crash`` outcome."""
+        """:meth:`run`, with anything it raises turned into a ``crash`` outcome -
+        ``SystemExit`` and ``KeyboardInterrupt`` too, except the user's own Ctrl-C
+        (:func:`reraise_interrupt`) - and an input it overwrote into a
+        ``bad-outcome`` (``mutated-input``): see :func:`mutated`."""
+        mine = private_copy(data)
         try:
-            out = self.run(data)
-        except Exception as e:  # the point: any failure of the decoder is data
+            out = self.run(mine)
+        except BaseException as e:  # the point: any failure of the decoder is data
+            reraise_interrupt(e)
             return self.crash(data, e)
+        if mine != data:
+            return mutated(data, self.versions())
         if not out.provenance:
             object.__setattr__(out, "provenance", self.provenance())
         return out
 
-    def crash(self, data: bytes, e: Exception) -> Outcome:
-        """The ``crash`` outcome of ``e``, raised by the library on ``data``."""
-        return Outcome.failure(len(data), "crash", f"{type(e).__name__}: {e}"[:500],
-                               self.versions())
+    def crash(self, data: bytes, e: BaseException) -> Outcome:
+        """The ``crash`` outcome of ``e``, raised by the library on ``data`` (a
+        ``timeout`` when ``e`` is a :class:`DecoderTimeout`)."""
+        if isinstance(e, DecoderTimeout):
+            return Outcome.failure(len(data), "timeout", str(e), self.versions())
+        return Outcome.failure(len(data), "crash", describe(e), self.versions())
 
     def provenance(self) -> dict[str, str]:
         """:meth:`versions`, asked once: most adapters' never change while the

@@ -68,9 +68,12 @@ Options. A user's decoder runs in a worker process by default
 byte leads each request), so one that segfaults, calls ``os._exit`` or loops
 forever gives a ``crash`` or ``timeout`` outcome and a fresh worker, never a dead
 or hung harness; one that allocates without bound a ``crash`` whose feature is
-``oom``. ``inprocess``: no worker (faster; an exception is still a crash outcome,
-but a hang or a dead process takes the harness with it). ``timeout=SECONDS`` per
-call (default 10, or ``$UTF8FUZZ_DECODER_TIMEOUT``). ``memory=MiB``: the worker's
+``oom``. ``inprocess``: no worker (faster; whatever it raises, ``SystemExit``
+included, is still a crash outcome, but a dead process takes the harness with it,
+and the fuzz loop's recovery re-runs the round in a fork). ``timeout=SECONDS`` per
+call (default 10, or ``$UTF8FUZZ_DECODER_TIMEOUT``); with ``inprocess``, said
+explicitly, it interrupts the call with SIGALRM (Python code anywhere; C code when
+it returns to the interpreter), a ``timeout`` outcome. ``memory=MiB``: the worker's
 address-space limit (default 2048, or ``$UTF8FUZZ_WORKER_MEMORY``; 0: none; not
 with ``inprocess``). :meth:`IsolatedDecoder.decode_many` pipelines a batch.
 
@@ -110,10 +113,16 @@ from utf8fuzz.decoders._subprocess import (
     frame,
     memory_limit_mib,
 )
-from utf8fuzz.decoders.base import Decoder, Unavailable
+from utf8fuzz.decoders.base import (
+    Decoder,
+    Unavailable,
+    describe,
+    reraise_interrupt,
+    time_limited,
+)
 from utf8fuzz.decoders.chunks import cuts
 from utf8fuzz.decoders.claim import Claim, parse_claim
-from utf8fuzz.outcome import Outcome
+from utf8fuzz.outcome import Outcome, bad_outcome, output_bound
 
 GROUP = "utf8fuzz.decoders"
 DEFAULT_TIMEOUT = float(os.environ.get("UTF8FUZZ_DECODER_TIMEOUT", "10"))
@@ -163,6 +172,7 @@ class Spec:
     inprocess: bool
     timeout: float
     memory_mib: int | None
+    timeout_given: bool = False  # +timeout=S said, not the default
 
     def name(self, base: str, mode: str | None) -> str:
         """The decoder's name: ``base``, ``:MODE`` for a codec mode, the claim."""
@@ -235,7 +245,8 @@ def parse_spec(spec: str, *, options: bool = True) -> Spec:
             memory = memory_limit_mib(opts["memory"])
         except ValueError as e:
             raise _unknown(f"{safe.text(e, 200)} in {shown!r}") from None
-    return Spec(spec, target, claim, shape, tuple(modes), "inprocess" in opts, timeout, memory)
+    return Spec(spec, target, claim, shape, tuple(modes), "inprocess" in opts, timeout, memory,
+                "timeout" in opts)
 
 
 def load_object(target: str) -> Any:
@@ -253,10 +264,10 @@ def load_object(target: str) -> Any:
         obj: Any = importlib.import_module(mod)
     except ImportError as e:
         raise _unknown(f"cannot import {shown!r} for decoder {safe.text(target, 200)!r}: "
-                       f"{safe.text(e, 300)}") from None
-    except Exception as e:
-        raise _unknown(f"importing {shown!r} failed: {type(e).__name__}: "
-                       f"{safe.text(e, 300)}") from None
+                       f"{safe.text(describe(e).partition(': ')[2], 300)}") from None
+    except BaseException as e:  # SystemExit at import too: the module's own failure
+        reraise_interrupt(e)
+        raise _unknown(f"importing {shown!r} failed: {safe.text(describe(e), 300)}") from None
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
@@ -353,8 +364,9 @@ def _rejects(fn: Callable[..., Any], mode: str) -> str | None:
     try:
         fn(PROBE, mode)
     except (LookupError, TypeError) as e:
-        return safe.text(f"{type(e).__name__}: {e}", 300)
-    except Exception:
+        return safe.text(describe(e), 300)
+    except BaseException as e:
+        reraise_interrupt(e)
         return None  # any other answer is the decoder's own, judged in the run
     return None
 
@@ -365,8 +377,9 @@ def _rejects_incremental(factory: Callable[..., Any], mode: str) -> str | None:
     try:
         factory(mode).decode(PROBE, True)
     except (LookupError, TypeError) as e:
-        return safe.text(f"{type(e).__name__}: {e}", 300)
-    except Exception:
+        return safe.text(describe(e), 300)
+    except BaseException as e:
+        reraise_interrupt(e)
         return None  # any other answer is the decoder's own, judged in the run
     return None
 
@@ -383,6 +396,14 @@ def load_all(spec: str) -> list[Decoder]:
     if parsed.inprocess:
         built = _load_inprocess(parsed, base)
         decs = [d for _, d in built.decoders]
+        if parsed.timeout_given:
+            for d in decs:  # its run(), as decode() and the fuzz loop's screen call it
+                try:
+                    setattr(d, "run", time_limited(d.run, parsed.timeout))  # noqa: B010
+                except AttributeError:
+                    raise _unknown(f"decoder {safe.text(spec, 200)!r}: +timeout cannot be "
+                                   "set on this Decoder object (no instance attributes); "
+                                   "leave out +inprocess") from None
     else:
         # described here, probed in the worker: the user's code runs isolated
         described = _load_inprocess(parsed, base, probe=False)
@@ -479,13 +500,24 @@ class _Function(Decoder):
 def _accepted(n: int, text: str) -> Outcome:
     """A strict decoder's outcome on input it accepted: nothing was replaced, so
     its text is also its replace, ignore and escape views."""
+    if len(text) > output_bound(n):
+        return _oversized(n, len(text))
     cps = tuple(map(ord, text))
     return Outcome.partial(n, strict=None, spans=(), replace=cps, ignore=cps, escape=cps)
 
 
+def _oversized(n: int, got: int) -> Outcome:
+    """The ``bad-outcome`` of a text of ``got`` characters for ``n`` bytes: said
+    before any view is made of it (a view is a tuple of the code points)."""
+    return bad_outcome(n, "oversized-output", f"{got} characters of text for {n} bytes "
+                       f"(at most {output_bound(n)})")
+
+
 def _span(s: int, e: int, n: int) -> tuple[int, int]:
-    if not (isinstance(s, int) and isinstance(e, int) and 0 <= s < e <= n):
-        raise ValueError(f"plug-in reported error span ({s!r}, {e!r}) outside 0..{n}")
+    """A reported span as offsets; whether it lies inside the input and in order is
+    checked with the whole outcome (a ``bad-outcome``, :func:`utf8fuzz.outcome.check`)."""
+    if not (type(s) is int and type(e) is int):
+        raise TypeError(f"plug-in reported error span ({s!r}, {e!r}): not two integers")
     return s, e
 
 
@@ -514,6 +546,8 @@ class TextFunction(_Function):
         r = self.fn(data)
         if type(r) is not str:
             raise _wrong(r, "text", "str")
+        if len(r) > output_bound(len(data)):
+            return _oversized(len(data), len(r))
         return Outcome.partial(len(data), replace=r)
 
 
@@ -540,7 +574,15 @@ class SpansFunction(_Function):
         r = self.fn(data)
         if not (isinstance(r, tuple) and len(r) == 2 and type(r[0]) is str):
             raise _wrong(r, "spans", "(str, spans)")
-        spans = tuple(_span(s, e, n) for s, e in r[1])
+        bound = output_bound(n)
+        if len(r[0]) > bound:
+            return _oversized(n, len(r[0]))
+        spans: list[tuple[int, int]] = []
+        for s, e in r[1]:  # never more than the bound of them
+            if len(spans) == bound:
+                return bad_outcome(n, "oversized-output", f"over {bound} error spans for "
+                                   f"{n} bytes")
+            spans.append(_span(s, e, n))
         return Outcome.partial(n, replace=r[0], spans=spans, strict=spans[0] if spans else None)
 
 
@@ -583,6 +625,8 @@ class CodecModeDecoder(_Function):
             return _accepted(n, self._text(r, n))
         # an exception, UnicodeDecodeError too, is a crash: this mode must not raise
         text = self._text(self.fn(data, self.mode), n)
+        if len(text) > output_bound(n):
+            return _oversized(n, len(text))
         views: dict[str, Any] = {self.view: text}
         return Outcome.partial(n, **views)
 
@@ -615,6 +659,14 @@ class IncrementalModeDecoder(CodecModeDecoder):
     def _oneshot(self, data: bytes, errors: str) -> Any:
         return self.factory(errors).decode(data, True)
 
+    def run(self, data: bytes) -> Outcome:
+        try:
+            return super().run(data)
+        except _NoOffsets:
+            # its error's offsets cannot be made absolute: it shows no strict view
+            # here, so that a correct decoder is never judged by a guess
+            return Outcome.partial(len(data))
+
     def _stream(self, data: bytes, errors: str) -> str:
         dec = self.factory(errors)
         parts: list[str] = []
@@ -622,11 +674,16 @@ class IncrementalModeDecoder(CodecModeDecoder):
         for cut in [*cuts(data), None]:
             chunk, final = (data[prev:cut], False) if cut is not None else (b"", True)
             # where the decoder's buffer starts: the bytes it holds back, then the chunk
-            base = prev - _held(dec)
+            held = _held(dec)
             try:
                 r = dec.decode(chunk, final)
             except UnicodeDecodeError as e:
-                e.start, e.end = base + e.start, base + e.end
+                if held is None:  # getstate() says nothing: the error's own object may
+                    held = _held_by_object(e, data[:prev], chunk)
+                if held is None and errors == "strict":
+                    raise _NoOffsets from None
+                held = held or 0  # (another mode's error is a crash: no offsets shown)
+                e.start, e.end = prev - held + e.start, prev - held + e.end
                 raise
             if type(r) is not str:
                 raise _wrong(r, "incremental", "str from each decode()")
@@ -636,17 +693,35 @@ class IncrementalModeDecoder(CodecModeDecoder):
         return "".join(parts)
 
 
-def _held(dec: Any) -> int:
+class _NoOffsets(Exception):
+    """A streaming decoder's error whose offsets in the input cannot be told."""
+
+
+def _held(dec: Any) -> int | None:
     """How many input bytes ``dec`` holds back: ``getstate()[0]`` (the
-    IncrementalDecoder contract: buffered input, then other state), 0 when it says
-    nothing usable."""
+    IncrementalDecoder contract: buffered input, then other state), or None when it
+    says nothing usable (then 0 would be a guess, and a wrong one makes false
+    findings)."""
     try:
         state = dec.getstate()
     except Exception:
-        return 0
+        return None
     if isinstance(state, tuple) and state and isinstance(state[0], bytes | bytearray):
         return len(state[0])
-    return 0
+    return None
+
+
+def _held_by_object(e: UnicodeDecodeError, before: bytes, chunk: bytes) -> int | None:
+    """The bytes held back before ``chunk``, read from the error: its offsets index
+    its ``object``, which for a buffering decoder is what it held, then the chunk.
+    None unless that object is exactly such a tail of the input fed so far."""
+    obj = e.object
+    if not isinstance(obj, bytes | bytearray) or len(obj) < len(chunk):
+        return None
+    held = len(obj) - len(chunk)
+    if held > len(before) or obj[held:] != chunk or obj[:held] != before[len(before) - held:]:
+        return None
+    return held
 
 
 class CodecDecoder(Decoder):

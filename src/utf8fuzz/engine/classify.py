@@ -17,7 +17,8 @@ The rules:
 * Text views show no offsets. The replace and ignore views are mapped back by the
   most economical explanation (an alignment), never by a character that merely
   lines up after a swallowed byte; see :meth:`Judge._replace`.
-* ``crash`` and ``timeout`` outcomes are their own class.
+* ``crash``, ``timeout`` and ``bad-outcome`` outcomes are their own class (the
+  differ checks each outcome it receives first: :func:`utf8fuzz.outcome.checked`).
 
 A :data:`Mismatch` is ``(class, anchor token index, view, detail)``. The fuzz loop
 also names the commonest mismatches of whole screens in C (``engine/_screen.c``'s

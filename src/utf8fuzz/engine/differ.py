@@ -18,6 +18,12 @@ attribute, else the name's part before the first ``:``) and profile ran on the i
 and does *not* diverge in the same way; otherwise the incremental decoder has the
 same bug as its one-shot sibling and gets the ordinary class.
 
+The boundary. Every outcome a decoder hands the differ is checked there
+(:func:`utf8fuzz.outcome.checked`: spans inside the input and in order, code points
+in range, no view past :func:`~utf8fuzz.outcome.output_bound`); one that fails is
+a ``bad-outcome`` failure, judged like a crash: one difference, never a view's.
+A user's decoder's screen is checked as it answers (:func:`.screening.decode_as_screen`).
+
 Plans. A differ decides once, at construction, how each decoder is compared: in
 full, or first through the optional speed operations of :mod:`.screening` (which
 also says when each plan is used). :meth:`Differ.run` (the API, the CLI, replay,
@@ -41,14 +47,15 @@ from utf8fuzz.engine.screening import (
     decode_as_screen,
     decode_many,
     is_out_of_process,
+    is_own_adapter,
     screen_is_whole,
     screen_many,
     screen_of,
     views_from_tokens,
     whole_views_of,
 )
-from utf8fuzz.engine.signature import failure_feature
-from utf8fuzz.outcome import VIEWS, Outcome
+from utf8fuzz.engine.signature import FAILURES, failure_feature
+from utf8fuzz.outcome import VIEWS, Outcome, checked
 from utf8fuzz.profiles import REGISTRY
 
 # tuple.__new__: a NamedTuple made without its Python-level __new__ frame (the fuzz
@@ -121,6 +128,11 @@ class Differ:
             self._screens[d.name] = (whole(sc) if is_whole else sc, compared,
                                      self._compared if is_whole else None)
         self._whole = frozenset(whole_names)
+        # Whose outcomes are checked (outcome.checked) on every input: a user's
+        # decoders. This project's adapters are held to the bounds by its tests, so
+        # theirs are checked only in run(full=True): what the CLI shows, and every
+        # input the fuzz loop records (re-run in full first), not every input.
+        self._untrusted = frozenset(d.name for d in self.decoders if not is_own_adapter(d))
         # Decoders whose screen is partial but which offer every view cheaper than
         # run() for the sampled inputs (whole_views)
         self._whole_views = {
@@ -243,8 +255,10 @@ class Differ:
                     diff = self._judge(d, ref, seen)
                 else:
                     # a screen that met an exception may hand over its crash outcome
-                    out = outcomes[j][d.name] = (seen if type(seen) is Outcome
-                                                 else d.decode(data))
+                    out = seen if type(seen) is Outcome else d.decode(data)
+                    if d.name in self._untrusted or plans[j][0] is self._full_plan:
+                        out = checked(out, len(data))
+                    outcomes[j][d.name] = out
                     diff = self._judge(d, ref, out)
                 if diff is not None:
                     diffs[j].append(diff)
@@ -295,7 +309,7 @@ class Differ:
                 if ref is None:
                     r = self.references[key]
                     ref = refs[key] = Judge(data, r.walk(data), r)
-                out = outcomes[d.name] = many[i]
+                out = outcomes[d.name] = checked(many[i], len(data))
                 diff = self._judge(d, ref, out)
                 if diff is not None:
                     diffs.append(diff)
@@ -317,7 +331,7 @@ class Differ:
         if diff is None:
             return None
         klass, idx, view, detail = diff
-        if klass in ("crash", "timeout"):
+        if klass in FAILURES:
             assert isinstance(out, Outcome)
             return Difference(d.name, d.profile, klass, failure_feature(out), 0, view, detail)
         return Difference(d.name, d.profile, klass, *ref.feature(idx), view, detail)
@@ -334,7 +348,7 @@ class Differ:
         by_name = {x.decoder: x for x in diffs}
         out: list[Difference] = []
         for x in diffs:
-            if x.decoder in incr and x.klass not in ("crash", "timeout"):
+            if x.decoder in incr and x.klass not in FAILURES:
                 siblings = self._oneshot.get((self._family[x.decoder], x.profile), [])
                 same = any(
                     (s := by_name.get(n)) is not None

@@ -668,6 +668,16 @@ def fresh_inputs(data: bytes, profile: str, at: int = 0) -> list[bytes]:
     return unique
 
 
+#: What each kind of ``bad-outcome`` (:data:`~utf8fuzz.outcome.BAD_OUTCOME_KINDS`) means.
+_BAD_OUTCOME: dict[str, str] = {
+    "oversized-output": "more output than 8 code points a byte and 64 allow",
+    "span-outside-input": "an error span or token outside the input",
+    "spans-out-of-order": "error spans or tokens out of order",
+    "code-point-out-of-range": "a code point below 0 or above U+7FFFFFFF",
+    "mutated-input": "it overwrote the input it was given",
+}
+
+
 #: The decoder on a fresh input: its outcome and the (class, feature) of each of its
 #: divergences there; None when it cannot say.
 Run = Callable[[bytes], tuple[Outcome, frozenset[tuple[str, str]]] | None]
@@ -687,7 +697,10 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
     :data:`EXPLAIN_BYTES` of predictions, rules not yet checked are passed over. Without ``run``,
     the first rule that holds, not checked (``checked`` 0)."""
     if not out.ok:
-        what = "hangs" if out.status == "timeout" else f"crashes ({feature})"
+        what = ("hangs" if out.status == "timeout"
+                else f"answers what is not an outcome of its input ({feature}: "
+                     + _BAD_OUTCOME.get(feature, "see its detail") + ")"
+                if out.status == "bad-outcome" else f"crashes ({feature})")
         return Explanation(f"{out.status}:{feature}", f"it {what}", "non-conformance")
     fresh: list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]] | None = None
     best: tuple[int, Explanation] | None = None

@@ -1,11 +1,13 @@
 """Crash recovery: which input killed a fuzzing process, and which decoder did it.
 
 An in-process decoder can end the process that runs it: a segfault in C code it
-calls, ``os.abort()``, ``SystemExit`` or ``KeyboardInterrupt`` raised from its
-code (:meth:`~utf8fuzz.decoders.base.Decoder.decode` turns only ``Exception`` into
-a crash outcome), or a hang. The fuzz loop compares inputs in rounds, so when that
-happens the inputs of the round in flight are in a file (:class:`~.finder.InFlight`)
-and libFuzzer's crash file holds the last input it handed over.
+calls, ``os.abort()``, ``os._exit()``, or a hang
+(:meth:`~utf8fuzz.decoders.base.Decoder.decode` turns whatever it raises into a
+crash outcome, ``SystemExit`` and a decoder's own ``KeyboardInterrupt`` too; where
+SIGINT is ignored, as in the fuzz loop's processes, no KeyboardInterrupt is the
+user's). The fuzz loop compares inputs in rounds, so when that happens the inputs
+of the round in flight are in a file (:class:`~.finder.InFlight`) and libFuzzer's
+crash file holds the last input it handed over.
 
 :func:`recover` runs each of those inputs again, alone, through a :class:`Finder`
 whose in-process decoders run in a forked child process (:class:`ForkServer`), one
@@ -32,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.decoders.base import Decoder, describe
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.finder import Finder
 from utf8fuzz.outcome import Outcome
@@ -106,7 +108,7 @@ class ForkServer:
             try:
                 reply = b"o" + pickle.dumps(self.decoders[index].decode(data))
             except BaseException as e:  # the point: what would end the fuzz loop
-                reply = b"x" + f"{type(e).__name__}: {e}"[:500].encode("utf-8", "backslashreplace")
+                reply = b"x" + describe(e).encode("utf-8", "backslashreplace")
             os.write(w, _LEN.pack(len(reply)))
             _write_all(w, reply)
             if reply[:1] == b"x":

@@ -29,7 +29,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from utf8fuzz.outcome import Outcome, Token
+from utf8fuzz.outcome import BAD_OUTCOME_KINDS, Outcome, Token
 from utf8fuzz.profiles.table import Profile, structural_length
 
 CLASSES: tuple[str, ...] = (
@@ -42,7 +42,11 @@ CLASSES: tuple[str, ...] = (
     "incremental-differs",
     "crash",
     "timeout",
+    "bad-outcome",
 )
+#: The classes of a decoder that gave no outcome to compare: its failure is the
+#: finding, named by :func:`failure_feature`, never compared at a view.
+FAILURES: frozenset[str] = frozenset({"crash", "timeout", "bad-outcome"})
 
 #: Fixed feature names; ``truncated-<n>-byte-at-end``, ``incomplete-<n>-byte-sequence``,
 #: ``well-formed-<n>-byte`` and ``corrected-offset-<offset>`` are parameterised.
@@ -65,6 +69,7 @@ FEATURES: tuple[str, ...] = (
     "<ExceptionType>",
     "oom",
     "timeout",
+    "<bad-outcome kind>",
 )
 
 
@@ -197,9 +202,13 @@ def failure_feature(outcome: Outcome) -> str:
     ``failed`` for one that said it failed. For a timeout: ``timeout``. Not the
     input's bytes: one crash bug reached through many inputs must get one
     signature; and not the decoder's name: a segfault and an abort in one decoder
-    are two bugs."""
+    are two bugs. For a ``bad-outcome``: its kind (``oversized-output``), one of
+    :data:`~utf8fuzz.outcome.BAD_OUTCOME_KINDS`."""
     if outcome.status == "timeout":
         return "timeout"
+    if outcome.status == "bad-outcome":
+        kind = (outcome.detail or "").split(":", 1)[0]
+        return kind if kind in BAD_OUTCOME_KINDS else "bad-outcome"
     return _crash_name(outcome.detail or "")
 
 

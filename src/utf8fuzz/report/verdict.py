@@ -67,6 +67,9 @@ class Verdict:
             return f"follows {claim} at every view it shows ({views})"
         if self.view in ("crash", "timeout"):
             return f"does not follow {claim}: it failed ({self.detail})"
+        if self.view == "bad-outcome":
+            return (f"does not follow {claim}: what it answered is not an outcome of this "
+                    f"input ({self.detail})")
         where = f" at byte {self.offset}" if self.offset is not None else ""
         what = f" ({self.klass.replace('-', ' ')})" if self.klass else ""
         return f"does not follow {claim}: {self.view} differs{where}{what}; {self.detail}"
@@ -345,7 +348,8 @@ def judge_entry(entry: Entry) -> EntryVerdict:
     # The deciding offset: where the engine says the outcomes first differ, else the
     # earliest offset where a divergent decoder leaves its profile, else 0.
     off = entry.first_difference.get("offset")
-    if entry.cls in ("crash", "timeout") or entry.first_difference.get("view") == "status":
+    if (entry.cls in ("crash", "timeout", "bad-outcome")
+            or entry.first_difference.get("view") == "status"):
         # A failure has no position of its own; like the engine's feature, the clause
         # is that of the first ill-formed token, else the first non-ASCII character.
         off = _failure_anchor(entry)
