@@ -1,0 +1,50 @@
+"""Every process an exec client starts ends when the harness is done with it: a
+child that keeps the client's stdout open after the client exits, and a grandchild
+that calls setsid (decoders/_subprocess.py, "No leaked processes"). Each client
+gives its descendants a marker of its own in their argv; /proc must hold none of
+them once ``utf8fuzz diff`` or a short ``utf8fuzz fuzz`` has returned."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+from tests.hostile.common import ROOT, SEEDS, alive_with, client
+
+
+def utf8fuzz(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "utf8fuzz", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_diff_leaves_no_descendant_of_a_client_running() -> None:
+    marker = f"utf8fuzz-leak-{uuid.uuid4().hex}"
+    r = utf8fuzz("diff", "--decoder", client(f"--leak={marker}"), "61 C3")
+    assert r.returncode in (0, 1), r.stderr  # (the client agrees with the reference)
+    assert alive_with(marker) == []
+
+
+def test_diff_leaves_no_descendant_of_a_client_that_exits_running() -> None:
+    # the client exits on FE; its child keeps the pipe open: no end of file comes,
+    # so it is a timeout, then its group and its tagged descendants are killed
+    marker = f"utf8fuzz-leak-{uuid.uuid4().hex}"
+    r = utf8fuzz("diff", "--json", "--decoder",
+                 client("--do=exit", f"--leak={marker}", options="+timeout=0.5"), "61 FE")
+    assert r.returncode in (0, 1), r.stderr
+    assert '"status": "timeout"' in r.stdout
+    assert alive_with(marker) == []
+
+
+def test_fuzz_leaves_no_descendant_of_a_client_running(tmp_path: Path) -> None:
+    marker = f"utf8fuzz-leak-{uuid.uuid4().hex}"
+    corpus = tmp_path / "corpus"
+    (corpus / "seeds").mkdir(parents=True)
+    for name, data in list(SEEDS.items())[-3:]:  # three with FE: three restarts at least
+        (corpus / "seeds" / name).write_bytes(data)
+    r = utf8fuzz("fuzz", "--engine", "hypothesis", "--jobs", "1", "--time", "2",
+                 "--corpus", str(corpus), "--no-report", "--decoder",
+                 client("--do=exit", f"--leak={marker}", options="+timeout=0.5"))
+    assert r.returncode == 1, r.stderr[-2000:]
+    assert alive_with(marker) == []
