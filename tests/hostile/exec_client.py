@@ -10,6 +10,7 @@ what ``--do=`` says:
 ``bigcp``    a well-framed reply holding the code point 0x80000000
 ``farspan``  a rejection whose span ends past the input
 ``exit``     exits with status 3 (its children, if any, keep its stdout open)
+``none``     nothing: decodes as on any other input
 
 ``--batched``: answers the way fast clients do, every whole request the pipe holds
 at once, so a request that hangs holds back the replies of those before it.

@@ -41,18 +41,19 @@ started by a thread that then ends is killed, and simply restarted on next use.
 No leaked processes. Each worker is started in a session of its own, with
 ``$UTF8FUZZ_DECODER_PROCESS`` set to a tag of its own in its environment, which
 its children inherit. When the harness is done with a worker (a restart, a
-close, the end of the harness process) it kills the worker's process group
-whether or not the worker itself is still alive, then, on Linux, every process
-that carries the worker's tag in its initial environment (``/proc/PID/environ``)
-or descends from the worker (``/proc/PID/stat``): children that outlive it and
-grandchildren that called ``setsid`` go too; each is stopped (SIGSTOP) before any
-is killed, so none can fork past the scan. The harness process is made a child
+close, the end of the harness process) it kills, on Linux, every process that
+carries the worker's tag in its initial environment (``/proc/PID/environ``) or
+descends from the worker (``/proc/PID/stat``), each stopped (SIGSTOP) before any
+is killed so that none forks past the scan: children that outlive it and
+grandchildren that called ``setsid`` go too; then, everywhere, the worker's
+process group, whether or not the worker itself is still alive. The harness is a child
 subreaper (``PR_SET_CHILD_SUBREAPER``), so such orphans are adopted by it rather
 than by init, and it reaps those it kills; at exit it kills whatever still carries
-a tag of this run. What escapes: a descendant that both leaves the worker's tree
-and starts a program with an environment stripped of the tag, and anything still
-running when the harness is SIGKILLed (only the worker itself gets
-``PR_SET_PDEATHSIG``). Off Linux only the process group is killed.
+a tag of this run or of a run it started (:data:`RUN_ENV`). What escapes: a
+descendant that both leaves the worker's tree and starts a program with an
+environment stripped of the tag, and anything still running when the harness is
+SIGKILLed (only the worker itself gets ``PR_SET_PDEATHSIG``). Off Linux only the
+process group is killed.
 """
 
 from __future__ import annotations
@@ -94,8 +95,14 @@ _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 #: The environment variable that tags every process a worker starts (module docstring).
 TAG_ENV = "UTF8FUZZ_DECODER_PROCESS"
-#: This run's part of every tag (a forked process keeps it and adds its own pid).
-_RUN = secrets.token_hex(6)
+#: This run's part of every tag (a forked process keeps it and adds its own pid),
+#: under the run of the harness that started this one, if any: ``RUN_ENV`` is
+#: passed down, so a harness at exit also ends what the harnesses it started (an
+#: atheris target, a ``utf8fuzz`` run by a test) left behind, and never a sibling's.
+RUN_ENV = "UTF8FUZZ_DECODER_RUN"
+_RUN = f"{os.environ.get(RUN_ENV, '')[:400]}/{secrets.token_hex(6)}"
+os.environ[RUN_ENV] = _RUN
+_MAIN_PID = os.getpid()
 _TAGS = itertools.count()
 #: How long a reply may be when nothing says better: a frame of a worker
 #: that answers in JSON per code point is far below it for an input of n bytes.
@@ -192,16 +199,21 @@ def _become_subreaper() -> None:
     global _subreaper_pid
     if _PRCTL is None or _subreaper_pid == os.getpid():
         return
-    if not _subreaper_pid:  # the first process only: a fork exits with os._exit
-        atexit.register(_end_run)
     _subreaper_pid = os.getpid()
     _PRCTL(ctypes.c_int(_PR_SET_CHILD_SUBREAPER), ctypes.c_ulong(1), ctypes.c_ulong(0),
            ctypes.c_ulong(0), ctypes.c_ulong(0))
 
 
-def _end_run() -> None:
-    if _subreaper_pid == os.getpid():
-        end_processes(f"{_RUN}.")
+def end_run() -> None:
+    """Kill every process still carrying a tag of this run or of a run it started
+    (:func:`end_processes`): at exit (:mod:`atexit`, or a C exit handler where the
+    interpreter is never finalized, as under libFuzzer). Not in a fork of the
+    process that imported this module: its runs are its parent's."""
+    if os.getpid() == _MAIN_PID:
+        end_processes(_RUN)
+
+
+atexit.register(end_run)
 
 
 def new_tag() -> str:
@@ -211,10 +223,11 @@ def new_tag() -> str:
 
 def _scan(tag: str, root: int | None) -> set[int]:
     """The processes (on Linux) whose initial environment has ``TAG_ENV`` equal to
-    ``tag`` (or starting with it, when ``tag`` ends in ``.``), and those descending
-    from ``root``; never this process."""
+    ``tag`` (or starting with it, when ``tag`` is a run: :data:`_RUN`, no ``.``
+    after its last ``/``), and those descending from ``root``; never this process."""
     me = os.getpid()
-    needle = f"\0{TAG_ENV}={tag}".encode() + (b"" if tag.endswith(".") else b"\0")
+    whole = "." in tag.rpartition("/")[2]  # one worker's tag: exactly it
+    needle = f"\0{TAG_ENV}={tag}".encode() + (b"\0" if whole else b"")
     found: set[int] = set()
     parents: dict[int, int] = {}
     try:

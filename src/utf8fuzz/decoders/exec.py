@@ -44,13 +44,18 @@ so a command whose own last argument ends in one must quote it.
 
 Failures are outcomes, never errors of the harness: a client that exits is a
 ``crash`` with its exit status and the last line of its stderr (whose tail, at
-most 64 KiB, is kept); one that sends no reply within the timeout a ``timeout``;
-one whose reply is not one this request can have (bad frame, wrong id, lengths
-that do not add up, spans outside the input, errors in a text-only reply) a
-``crash`` saying ``garbage reply``. Each time the process is killed and started
-again for the next input (:class:`~utf8fuzz.decoders._subprocess.Worker`
-restarts it, and pins a failure on one request by sending it again alone to the
-fresh process). A client that cannot start or whose hello is wrong is an
+most 64 KiB, is kept); one that sends no reply within the timeout a ``timeout``
+(and the rest of the batch is not sent); one whose reply is not one this request
+can have (bad frame, wrong id, lengths that do not add up, errors in a text-only
+reply) a ``crash`` saying ``garbage reply``. Each time the process is killed and
+started again for the next input (:class:`~utf8fuzz.decoders._subprocess.Worker`
+restarts it, and pins a failure on one request by sending the unanswered ones
+again one at a time). A reply that is no outcome of its input (longer than
+:func:`reply_limit`, which is not read, more code points than
+:func:`~utf8fuzz.outcome.output_bound`, a code point above 0x7FFFFFFF, an error
+span outside the input or out of order) is a ``bad-outcome`` whose detail starts
+with its kind; the client goes on, unless its length prefix was over the limit.
+A client that cannot start or whose hello is wrong is an
 :class:`UnknownDecoder` when an ``exec:`` spec is loaded: one line saying why. A
 :func:`peer` starts nothing until its first input; from then on a hello that does
 not match what the peer declares makes every outcome a ``crash`` saying why.

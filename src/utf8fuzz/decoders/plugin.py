@@ -68,7 +68,10 @@ Options. A user's decoder runs in a worker process by default
 byte leads each request), so one that segfaults, calls ``os._exit`` or loops
 forever gives a ``crash`` or ``timeout`` outcome and a fresh worker, never a dead
 or hung harness; one that allocates without bound a ``crash`` whose feature is
-``oom``. ``inprocess``: no worker (faster; an exception is still a crash outcome,
+``oom``; one that returns more than :func:`~utf8fuzz.outcome.output_bound` allows a
+``bad-outcome`` (``oversized-output``), said by the worker without encoding it
+(and an answer over :func:`answer_limit` is never read by the harness).
+``inprocess``: no worker (faster; an exception is still a crash outcome,
 but a hang or a dead process takes the harness with it). ``timeout=SECONDS`` per
 call (default 10, or ``$UTF8FUZZ_DECODER_TIMEOUT``). ``memory=MiB``: the worker's
 address-space limit (default 2048, or ``$UTF8FUZZ_WORKER_MEMORY``; 0: none; not
