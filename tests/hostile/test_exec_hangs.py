@@ -15,7 +15,8 @@ from tests.hostile.common import SEEDS, client
 from utf8fuzz.decoders import resolve
 from utf8fuzz.decoders.exec import ExecDecoder
 
-TIMEOUT = "+timeout=0.5"
+#: Long enough for a plain reply on a busy machine; each hang costs one or two.
+TIMEOUT = "+timeout=1"
 RUNS = {
     "hang": ([client("--do=hang", options=TIMEOUT)], 2.0),
     # replies held back until every request the pipe holds is decoded: a hang

@@ -34,7 +34,7 @@ def test_diff_leaves_no_descendant_of_a_client_that_exits_running() -> None:
     # so it is a timeout, then its group and its tagged descendants are killed
     marker = f"utf8fuzz-leak-{uuid.uuid4().hex}"
     r = utf8fuzz("diff", "--json", "--decoder",
-                 client("--do=exit", f"--leak={marker}", options="+timeout=0.5"), "61 FE")
+                 client("--do=exit", f"--leak={marker}", options="+timeout=1"), "61 FE")
     assert r.returncode in (0, 1), r.stderr
     assert '"status": "timeout"' in r.stdout
     assert alive_with(marker) == []
@@ -57,6 +57,6 @@ def test_fuzz_leaves_no_descendant_of_a_client_running(tmp_path: Path, engine: s
     args = ("--do=exit",) if exits else ("--do=none",)
     r = utf8fuzz("fuzz", "--engine", engine, "--jobs", "1", "--time", "2",
                  "--corpus", str(corpus), "--no-report", "--decoder",
-                 client(*args, f"--leak={marker}", options="+timeout=0.5"))
+                 client(*args, f"--leak={marker}", options="+timeout=1"))
     assert r.returncode == (1 if exits else 0), r.stderr[-2000:]
     assert alive_with(marker) == []

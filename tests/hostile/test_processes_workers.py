@@ -23,7 +23,7 @@ M = "tests.hostile.worker_plugins"
 
 
 def test_a_worker_that_spins_is_a_timeout_and_ends_the_batch() -> None:
-    (dec,) = plugin.load_all(f"{M}:spins+timeout=0.5")
+    (dec,) = plugin.load_all(f"{M}:spins+timeout=1")
     assert isinstance(dec, plugin.IsolatedDecoder)
     try:
         outs = dec.decode_many([b"a", b"b\xfe", b"c", b"d"])
@@ -79,7 +79,7 @@ def test_an_answer_past_its_bound_is_not_read() -> None:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: Any) -> tuple[int, Any, str, Any]:
-    return start_runs(tmp_path_factory, {"spins": ([f"{M}:spins+timeout=0.5"], 2.0)},
+    return start_runs(tmp_path_factory, {"spins": ([f"{M}:spins+timeout=1"], 2.0)},
                       SEEDS)["spins"]
 
 
