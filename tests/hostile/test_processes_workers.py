@@ -17,7 +17,7 @@ import pytest
 from tests.engine.fuzz_runs import start_runs
 from tests.hostile.common import ROOT, SEEDS
 from utf8fuzz.decoders import plugin
-from utf8fuzz.decoders._subprocess import Failure, Worker
+from utf8fuzz.decoders._subprocess import Failure, Worker, WorkerUnavailable
 
 M = "tests.hostile.worker_plugins"
 
@@ -91,3 +91,13 @@ def test_fuzz_finds_the_spinning_worker_once_and_exits_1(run: Any) -> None:
     assert (new["class"], new["feature"], new["decoders"]) == (
         "timeout", "timeout", [f"plugin:{M}:spins"])
     assert "fe" in new["input"], new
+
+
+def test_a_ready_frame_past_its_bound_is_not_read() -> None:
+    script = "import os, struct; os.write(1, struct.pack('<I', 1 << 31) + b'x' * 4096)"
+    w = Worker([sys.executable, "-c", script], timeout=30)
+    try:
+        with pytest.raises(WorkerUnavailable, match="a ready frame of 2147483648 bytes"):
+            w.start()
+    finally:
+        w.close()

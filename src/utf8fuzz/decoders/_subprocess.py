@@ -104,9 +104,10 @@ _RUN = f"{os.environ.get(RUN_ENV, '')[:400]}/{secrets.token_hex(6)}"
 os.environ[RUN_ENV] = _RUN
 _MAIN_PID = os.getpid()
 _TAGS = itertools.count()
-#: How long a reply may be when nothing says better: a frame of a worker
-#: that answers in JSON per code point is far below it for an input of n bytes.
+#: Room in an answer's bound for what is not output (a message, provenance).
 FRAME_SLACK = 64 << 10
+#: The longest ready frame: it says what the worker offers, in a few lines.
+READY_MAX = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -509,6 +510,10 @@ class Worker:
         try:
             while len(buf) - pos >= 4:
                 (n,) = _LEN.unpack_from(buf, pos)
+                if not payloads and n > READY_MAX:  # (ExecWorker bounds its hello)
+                    answers.append(Failure("crash", f"a ready frame of {n} bytes (at most "
+                                           f"{READY_MAX}): not read", pinned=True))
+                    return True
                 if limit is not None and len(answers) < len(payloads):
                     most = limit(payloads[len(answers)])
                     if n > most:
