@@ -10,28 +10,17 @@ from typing import Any
 
 import pytest
 
-from tests.engine.fuzz_runs import start_runs
-from tests.hostile.common import SEEDS, client
+from tests.hostile.processes_common import TIMEOUT, client, fuzz_runs
 from utf8fuzz.decoders import resolve
 from utf8fuzz.decoders.exec import ExecDecoder
-
-#: Long enough for a plain reply on a busy machine; each hang costs one or two.
-TIMEOUT = "+timeout=1"
-RUNS = {
-    "hang": ([client("--do=hang", options=TIMEOUT)], 2.0),
-    # replies held back until every request the pipe holds is decoded: a hang
-    # hides which request caused it
-    "batched": ([client("--do=hang", "--batched", options=TIMEOUT)], 2.0),
-    "deaf": ([client("--deaf", options=TIMEOUT)], 2.0),
-}
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: Any) -> dict[str, tuple[int, Any, str, Any]]:
-    return start_runs(tmp_path_factory, RUNS, SEEDS)
+    return fuzz_runs(tmp_path_factory)
 
 
-@pytest.mark.parametrize("name", sorted(RUNS))
+@pytest.mark.parametrize("name", ["batched", "deaf", "hang"])
 def test_fuzz_finds_the_hang_once_and_exits_1(runs: Any, name: str) -> None:
     rc, out, err, _ = runs[name]
     assert rc == 1, err[-2000:]

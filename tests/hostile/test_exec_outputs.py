@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.engine.fuzz_runs import start_runs
-from tests.hostile.common import SEEDS, client
+from tests.hostile.processes_common import client, fuzz_runs
 from utf8fuzz.decoders import resolve
 from utf8fuzz.decoders.exec import ExecDecoder
 
@@ -39,7 +38,7 @@ def test_a_reply_past_what_its_input_allows_is_a_bad_outcome(
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: Any) -> tuple[int, Any, str, Any]:
-    return start_runs(tmp_path_factory, {"many": ([client("--do=many")], 2.0)}, SEEDS)["many"]
+    return fuzz_runs(tmp_path_factory)["many"]
 
 
 def test_fuzz_finds_the_oversized_reply_once_and_exits_1(run: Any) -> None:

@@ -10,10 +10,18 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.hostile.common import ROOT, SEEDS, alive_with, client
+from tests.hostile.processes_common import (
+    LEAK_MARKER,
+    ROOT,
+    TIMEOUT,
+    alive_with,
+    client,
+    fuzz_runs,
+)
 from utf8fuzz.engine.run import atheris_available
 
 
@@ -34,29 +42,29 @@ def test_diff_leaves_no_descendant_of_a_client_that_exits_running() -> None:
     # so it is a timeout, then its group and its tagged descendants are killed
     marker = f"utf8fuzz-leak-{uuid.uuid4().hex}"
     r = utf8fuzz("diff", "--json", "--decoder",
-                 client("--do=exit", f"--leak={marker}", options="+timeout=1"), "61 FE")
+                 client("--do=exit", f"--leak={marker}", options=TIMEOUT), "61 FE")
     assert r.returncode in (0, 1), r.stderr
     assert '"status": "timeout"' in r.stdout
     assert alive_with(marker) == []
 
 
-@pytest.mark.parametrize("engine,exits", [
-    # three seeds with FE: the client exits three times at least, and is restarted
-    ("hypothesis", True),
-    # the target is a process of its own, ended by libFuzzer's exit() or killed; its
-    # client is running when it ends: what that started is ended by the harness
-    pytest.param("atheris", False, marks=pytest.mark.skipif(
-        atheris_available() is not None, reason=str(atheris_available())))])
-def test_fuzz_leaves_no_descendant_of_a_client_running(tmp_path: Path, engine: str,
-                                                       exits: bool) -> None:
+def test_fuzz_leaves_no_descendant_of_a_client_running(tmp_path_factory: Any) -> None:
+    # the client exits on each input with FE (30 seeds), is restarted each time
+    rc, _, err, _ = fuzz_runs(tmp_path_factory)["leak"]
+    assert rc == 1, err[-2000:]
+    assert alive_with(LEAK_MARKER) == []
+
+
+@pytest.mark.skipif(atheris_available() is not None, reason=str(atheris_available()))
+def test_an_atheris_run_leaves_no_descendant_of_a_client_running(tmp_path: Path) -> None:
+    # the target is a process of its own, ended by libFuzzer's exit() or killed, its
+    # client running then: what that started is ended by the harness
     marker = f"utf8fuzz-leak-{uuid.uuid4().hex}"
     corpus = tmp_path / "corpus"
     (corpus / "seeds").mkdir(parents=True)
-    for name, data in list(SEEDS.items())[-3:]:
-        (corpus / "seeds" / name).write_bytes(data)
-    args = ("--do=exit",) if exits else ("--do=none",)
-    r = utf8fuzz("fuzz", "--engine", engine, "--jobs", "1", "--time", "2",
+    (corpus / "seeds" / "plain").write_bytes(b"plain")
+    r = utf8fuzz("fuzz", "--engine", "atheris", "--jobs", "1", "--time", "2",
                  "--corpus", str(corpus), "--no-report", "--decoder",
-                 client(*args, f"--leak={marker}", options="+timeout=1"))
-    assert r.returncode == (1 if exits else 0), r.stderr[-2000:]
+                 client("--do=none", f"--leak={marker}", options=TIMEOUT))
+    assert r.returncode == 0, r.stderr[-2000:]
     assert alive_with(marker) == []

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.engine.fuzz_runs import start_runs
-from tests.hostile.common import ROOT, SEEDS
+from tests.hostile.processes_common import ROOT, fuzz_runs
 from utf8fuzz.decoders import plugin
 from utf8fuzz.decoders._subprocess import Failure, Worker, WorkerUnavailable
 
@@ -79,8 +78,7 @@ def test_an_answer_past_its_bound_is_not_read() -> None:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: Any) -> tuple[int, Any, str, Any]:
-    return start_runs(tmp_path_factory, {"spins": ([f"{M}:spins+timeout=1"], 2.0)},
-                      SEEDS)["spins"]
+    return fuzz_runs(tmp_path_factory)["spins"]
 
 
 def test_fuzz_finds_the_spinning_worker_once_and_exits_1(run: Any) -> None:
