@@ -10,6 +10,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.engine.fuzz_runs import start_runs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,5 +70,9 @@ def fuzz_runs(tmp_path_factory: Any) -> dict[str, tuple[int, Any, str, Path]]:
     """The :data:`RUNS`, run once per session on :data:`SEEDS`: name -> (exit status,
     the --json summary, stderr, corpus)."""
     if not _done:
-        _done.update(start_runs(tmp_path_factory, RUNS, SEEDS))
+        with pytest.MonkeyPatch.context() as mp:
+            # each run's own decoder timeout is TIMEOUT; this one only sets how long
+            # after its --time a run is stopped: long, on a machine others load too
+            mp.setenv("UTF8FUZZ_DECODER_TIMEOUT", "20")
+            _done.update(start_runs(tmp_path_factory, RUNS, SEEDS))
     return _done
