@@ -12,10 +12,19 @@ calls and neither side can block the other on a full pipe. Each answer must
 arrive within ``timeout`` seconds of the previous one (or of the start): a
 worker that misses that is killed and the request gets a ``timeout``; one that
 exits gets a ``crash`` carrying its exit status and the tail of its stderr.
-Either way the worker is restarted and the rest of the batch goes on. A worker
-that writes its answers in batches (``answers_each=False``, as node does for
-speed) may die with several requests outstanding; the first of them is then
-sent again alone, so a failure is only ever pinned on the request that causes it.
+Either way the worker is restarted. A worker that writes its answers in batches
+(``answers_each=False``, as exec clients may) can fail with several requests
+outstanding: they are then sent again one at a time, each alone to a fresh or
+answering process, until one fails alone, so a failure is only ever pinned on
+the request that causes it (at the cost of one more timeout for a hang). After a
+``timeout`` the rest of the batch is not sent: :meth:`Worker.request_many` then
+returns fewer answers than requests (each further hang would cost a timeout or
+two, and the run learns nothing new from it).
+
+Bounded answers. ``answer_limit(payload)`` is the longest frame that may answer
+``payload``: a length prefix past it is a ``bad-outcome`` (``oversized-output``)
+pinned on that request, read no further (the process is restarted), so a worker
+that writes gigabytes costs at most the limit and one read buffer.
 
 Bounded resources. A worker's stderr is a pipe drained in the same loop into a
 buffer that keeps its last :data:`STDERR_KEEP` bytes, whatever it writes. Each
@@ -28,15 +37,35 @@ died with a peak RSS near the limit. On Linux each worker gets ``PR_SET_PDEATHSI
 (SIGKILL), so it dies with the harness even when the harness is SIGKILLed
 mid-request. The signal follows the *thread* that started the worker: a worker
 started by a thread that then ends is killed, and simply restarted on next use.
+
+No leaked processes. Each worker is started in a session of its own, with
+``$UTF8FUZZ_DECODER_PROCESS`` set to a tag of its own in its environment, which
+its children inherit. When the harness is done with a worker (a restart, a
+close, the end of the harness process) it kills, on Linux, every process that
+carries the worker's tag in its initial environment (``/proc/PID/environ``) or
+descends from the worker (``/proc/PID/stat``), each stopped (SIGSTOP) before any
+is killed so that none forks past the scan: children that outlive it and
+grandchildren that called ``setsid`` go too; then, everywhere, the worker's
+process group, whether or not the worker itself is still alive. The harness is a child
+subreaper (``PR_SET_CHILD_SUBREAPER``), so such orphans are adopted by it rather
+than by init, and it reaps those it kills; at exit it kills whatever still carries
+a tag of this run or of a run it started (:data:`RUN_ENV`). What escapes: a
+descendant that both leaves the worker's tree and starts a program with an
+environment stripped of the tag, and anything still running when the harness is
+SIGKILLed (only the worker itself gets ``PR_SET_PDEATHSIG``). Off Linux only the
+process group is killed.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
+import itertools
 import os
 import re
 import resource
+import secrets
 import selectors
 import signal
 import struct
@@ -63,12 +92,32 @@ _OOM_WORDS = re.compile(rb"MemoryError|out of memory|Cannot allocate memory|bad_
 #: (C code that aborts or dereferences NULL when malloc fails says nothing).
 _OOM_RSS_SHARE = 0.9
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+#: The environment variable that tags every process a worker starts (module docstring).
+TAG_ENV = "UTF8FUZZ_DECODER_PROCESS"
+#: This run's part of every tag (a forked process keeps it and adds its own pid),
+#: under the run of the harness that started this one, if any: ``RUN_ENV`` is
+#: passed down, so a harness at exit also ends what the harnesses it started (an
+#: atheris target, a ``utf8fuzz`` run by a test) left behind, and never a sibling's.
+RUN_ENV = "UTF8FUZZ_DECODER_RUN"
+_RUN = f"{os.environ.get(RUN_ENV, '')[:400]}/{secrets.token_hex(6)}"
+os.environ[RUN_ENV] = _RUN
+_MAIN_PID = os.getpid()
+_TAGS = itertools.count()
+#: Room in an answer's bound for what is not output (a message, provenance).
+FRAME_SLACK = 64 << 10
+#: The longest ready frame: it says what the worker offers, in a few lines.
+READY_MAX = 1 << 20
 
 
 @dataclass(frozen=True)
 class Failure:
-    status: Literal["crash", "timeout"]
+    """Why a request got no answer. ``pinned``: read from the request's own answer
+    (an oversized or garbage frame), so it needs no re-run to be pinned on it."""
+
+    status: Literal["crash", "timeout", "bad-outcome"]
     detail: str
+    pinned: bool = False
 
 
 class WorkerUnavailable(RuntimeError):
@@ -140,12 +189,131 @@ def _child_setup(memory_mib: int) -> Callable[[], None]:
     return setup
 
 
+_subreaper_pid = 0  # the process that made itself a subreaper (forks do not inherit it)
+
+
+def _become_subreaper() -> None:
+    """Make this process the child subreaper of what it starts (once per process):
+    the orphans of a worker are then adopted here, not by init, and
+    :func:`end_processes` reaps those it kills. At exit, whatever still carries
+    a tag of this run is killed."""
+    global _subreaper_pid
+    if _PRCTL is None or _subreaper_pid == os.getpid():
+        return
+    _subreaper_pid = os.getpid()
+    _PRCTL(ctypes.c_int(_PR_SET_CHILD_SUBREAPER), ctypes.c_ulong(1), ctypes.c_ulong(0),
+           ctypes.c_ulong(0), ctypes.c_ulong(0))
+
+
+def end_run() -> None:
+    """Kill every process still carrying a tag of this run or of a run it started
+    (:func:`end_processes`): at exit (:mod:`atexit`, or a C exit handler where the
+    interpreter is never finalized, as under libFuzzer). Not in a fork of the
+    process that imported this module: its runs are its parent's."""
+    if os.getpid() == _MAIN_PID:
+        end_processes(_RUN)
+
+
+atexit.register(end_run)
+
+
+def new_tag() -> str:
+    """A fresh tag for one worker process (and whatever it starts)."""
+    return f"{_RUN}.{os.getpid()}.{next(_TAGS)}"
+
+
+def _scan(tag: str, root: int | None) -> set[int]:
+    """The processes (on Linux) whose initial environment has ``TAG_ENV`` equal to
+    ``tag`` (or starting with it, when ``tag`` is a run: :data:`_RUN`, no ``.``
+    after its last ``/``), and those descending from ``root``; never this process."""
+    me = os.getpid()
+    whole = "." in tag.rpartition("/")[2]  # one worker's tag: exactly it
+    needle = f"\0{TAG_ENV}={tag}".encode() + (b"\0" if whole else b"")
+    found: set[int] = set()
+    parents: dict[int, int] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        pid = int(name)
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                if needle in b"\0" + f.read() + b"\0":
+                    found.add(pid)
+            if root is not None:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    stat = f.read()
+                # "pid (comm) state ppid ...": comm may hold anything but ends at the last ")"
+                parents[pid] = int(stat[stat.rindex(b")") + 2 :].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    if root is not None:
+        tree, grew = {root}, True
+        while grew:
+            more = {p for p, pp in parents.items() if pp in tree and p not in tree}
+            tree |= more
+            grew = bool(more)
+        found |= tree - {me}
+    return found
+
+
+def end_processes(tag: str, root: int | None = None) -> int:
+    """Kill every process :func:`_scan` finds for ``tag`` and ``root``: each is
+    stopped first, and the scan repeated until it finds no new one, so none forks
+    out of reach; then all are killed, and those that are this process's children
+    (adopted orphans) reaped, except ``root`` (its Popen reaps it). Off Linux:
+    nothing. The number killed. ``root`` must not have been reaped yet (its pid
+    could name another process by now)."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    seen: set[int] = set()
+    for _ in range(16):  # a bound: each pass stops every process it finds
+        new = _scan(tag, root) - seen
+        if not new:
+            break
+        for pid in new:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGSTOP)
+        seen |= new
+    for pid in seen:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    # until each is gone: reaped if it is this process's child, else dead (a zombie
+    # its own parent or init reaps), so none runs once this returns
+    deadline = time.monotonic() + 2.0
+    waiting = seen - {root}
+    while waiting and time.monotonic() < deadline:
+        for pid in list(waiting):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    waiting.discard(pid)
+            except ChildProcessError:
+                if _dead(pid):
+                    waiting.discard(pid)
+        if waiting:
+            time.sleep(0.005)
+    return len(seen)
+
+
+def _dead(pid: int) -> bool:
+    """Whether ``pid`` is gone or a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return True
+    return stat[stat.rindex(b")") + 2 :][:1] in (b"Z", b"X")
+
+
 class Worker:
     def __init__(
         self, argv: Sequence[str], *, timeout: float = 10.0, startup_timeout: float = 30.0,
         env: dict[str, str] | None = None, name: str = "worker",
         on_ready: Callable[[bytes], None] | None = None, answers_each: bool = True,
-        memory_mib: int | None = None,
+        memory_mib: int | None = None, answer_limit: Callable[[bytes], int] | None = None,
     ) -> None:
         self.argv, self.timeout, self.startup_timeout = list(argv), timeout, startup_timeout
         self.env, self.name, self.on_ready = env, name, on_ready
@@ -154,6 +322,9 @@ class Worker:
         # True when the worker writes each answer before it reads the next request,
         # so the first missing answer names the request that failed.
         self.answers_each = answers_each
+        #: The longest frame that may answer a payload (module docstring).
+        self.answer_limit = answer_limit
+        self.tag = ""  # the running process's TAG_ENV
         self.proc: subprocess.Popen[bytes] | None = None
         self.ready: bytes = b""
         self.restarts = -1  # the first start is not a restart
@@ -171,10 +342,13 @@ class Worker:
         self._stop()
         # the limit this process runs under (none for one that loads ASan)
         self._limit_mib = 0 if _under_asan(self.env or os.environ) else self.memory_mib
+        _become_subreaper()
+        self.tag = new_tag()
+        env = {**(os.environ if self.env is None else self.env), TAG_ENV: self.tag}
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=self.env, start_new_session=True,
+                env=env, start_new_session=True,
                 preexec_fn=_child_setup(self._limit_mib),
             )
         except (OSError, subprocess.SubprocessError) as e:
@@ -208,9 +382,12 @@ class Worker:
         p, self.proc = self.proc, None
         if p is None:
             return
-        if p.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(p.pid, signal.SIGKILL)  # its own session: children go too
+        # Its tree first, while the worker still holds its pid (unreaped), then its
+        # group whether it is alive or not: a child that keeps its stdout open
+        # outlives it there (module docstring, "No leaked processes").
+        end_processes(self.tag, p.pid if p.returncode is None else None)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(p.pid, signal.SIGKILL)
         for f in (p.stdin, p.stdout, p.stderr):
             if f is not None:  # all are pipes (start): never None here
                 with contextlib.suppress(OSError):
@@ -230,7 +407,9 @@ class Worker:
         return self.request_many([payload])[0]
 
     def request_many(self, payloads: Sequence[bytes]) -> list[bytes | Failure]:
-        """One answer (or Failure) per payload, in order; restarts as needed."""
+        """One answer (or Failure) per payload, in order, restarting as needed; after
+        a ``timeout`` nothing more is sent, and the list ends with it (shorter than
+        ``payloads``: module docstring)."""
         out: list[bytes | Failure] = []
         while len(out) < len(payloads):
             self.start()
@@ -240,17 +419,28 @@ class Worker:
                 out += got
                 continue
             self._stop()
+            failed = got[-1]
             out += got[:-1]
-            if self.answers_each or len(rest) - len(got) + 1 == 1:
-                out.append(got[-1])  # only one request was outstanding: it did this
-                continue
-            # The worker batches its answers, so any outstanding request may be the
-            # one that killed or stalled it: the first goes again alone.
+            if failed.pinned or self.answers_each or len(rest) - len(got) + 1 == 1:
+                out.append(failed)  # only one request was outstanding: it did this
+            else:
+                # The worker batches its answers, so any outstanding request may be the
+                # one that killed or stalled it: each goes again alone until one fails.
+                out += self._one_by_one(rest[len(got) - 1 :])
+            if isinstance(out[-1], Failure) and out[-1].status == "timeout":
+                return out
+        return out
+
+    def _one_by_one(self, payloads: Sequence[bytes]) -> list[bytes | Failure]:
+        """Each payload alone, in order, until one fails (its Failure ends the list)."""
+        out: list[bytes | Failure] = []
+        for p in payloads:
             self.start()
-            alone = self._exchange(rest[len(got) - 1 : len(got)], want=1, timeout=self.timeout)
+            alone = self._exchange([p], want=1, timeout=self.timeout)
             out += alone
             if isinstance(alone[-1], Failure):
                 self._stop()
+                break
         return out
 
     def _exchange(
@@ -280,6 +470,8 @@ class Worker:
                     if key.fd == wfd:
                         try:
                             n = os.write(wfd, pending[:1 << 16])
+                        except BlockingIOError:
+                            n = 0
                         except (BrokenPipeError, ConnectionResetError):
                             n, pending = 0, memoryview(b"")
                         pending = pending[n:]
@@ -314,14 +506,28 @@ class Worker:
         (a subclass that checks frames: a garbage one)."""
         buf = self._buf
         pos = 0
-        while len(buf) - pos >= 4:
-            (n,) = _LEN.unpack_from(buf, pos)
-            if len(buf) - pos - 4 < n:
-                break
-            answers.append(bytes(buf[pos + 4 : pos + 4 + n]))
-            pos += 4 + n
-        del buf[:pos]
-        return False
+        limit = self.answer_limit
+        try:
+            while len(buf) - pos >= 4:
+                (n,) = _LEN.unpack_from(buf, pos)
+                if not payloads and n > READY_MAX:  # (ExecWorker bounds its hello)
+                    answers.append(Failure("crash", f"a ready frame of {n} bytes (at most "
+                                           f"{READY_MAX}): not read", pinned=True))
+                    return True
+                if limit is not None and len(answers) < len(payloads):
+                    most = limit(payloads[len(answers)])
+                    if n > most:
+                        answers.append(Failure(
+                            "bad-outcome", f"oversized-output: {self.name} began an answer of "
+                            f"{n} bytes (at most {most} for this input): not read", pinned=True))
+                        return True
+                if len(buf) - pos - 4 < n:
+                    break
+                answers.append(bytes(buf[pos + 4 : pos + 4 + n]))
+                pos += 4 + n
+            return False
+        finally:
+            del buf[:pos]
 
     def _drain_stderr(self, most: int) -> bool:
         """Read what the worker's stderr holds now, up to ``most`` bytes, keeping

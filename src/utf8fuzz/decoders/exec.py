@@ -44,13 +44,18 @@ so a command whose own last argument ends in one must quote it.
 
 Failures are outcomes, never errors of the harness: a client that exits is a
 ``crash`` with its exit status and the last line of its stderr (whose tail, at
-most 64 KiB, is kept); one that sends no reply within the timeout a ``timeout``;
-one whose reply is not one this request can have (bad frame, wrong id, lengths
-that do not add up, spans outside the input, errors in a text-only reply) a
-``crash`` saying ``garbage reply``. Each time the process is killed and started
-again for the next input (:class:`~utf8fuzz.decoders._subprocess.Worker`
-restarts it, and pins a failure on one request by sending it again alone to the
-fresh process). A client that cannot start or whose hello is wrong is an
+most 64 KiB, is kept); one that sends no reply within the timeout a ``timeout``
+(and the rest of the batch is not sent); one whose reply is not one this request
+can have (bad frame, wrong id, lengths that do not add up, errors in a text-only
+reply) a ``crash`` saying ``garbage reply``. Each time the process is killed and
+started again for the next input (:class:`~utf8fuzz.decoders._subprocess.Worker`
+restarts it, and pins a failure on one request by sending the unanswered ones
+again one at a time). A reply that is no outcome of its input (longer than
+:func:`reply_limit`, which is not read, more code points than
+:func:`~utf8fuzz.outcome.output_bound`, a code point above 0x7FFFFFFF, an error
+span outside the input or out of order) is a ``bad-outcome`` whose detail starts
+with its kind; the client goes on, unless its length prefix was over the limit.
+A client that cannot start or whose hello is wrong is an
 :class:`UnknownDecoder` when an ``exec:`` spec is loaded: one line saying why. A
 :func:`peer` starts nothing until its first input; from then on a hello that does
 not match what the peer declares makes every outcome a ``crash`` saying why.
@@ -83,7 +88,7 @@ from utf8fuzz.decoders._subprocess import (
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.chunks import cuts
 from utf8fuzz.decoders.claim import Claim, parse_claim
-from utf8fuzz.outcome import Outcome
+from utf8fuzz.outcome import Outcome, output_bound
 from utf8fuzz.policies import POLICIES
 from utf8fuzz.profiles import get_profile
 
@@ -111,9 +116,13 @@ REASONS: dict[int, str | None] = {0: None, 1: "illegal", 2: "truncated"}
 DEFAULT_TIMEOUT = float(os.environ.get("UTF8FUZZ_DECODER_TIMEOUT", "10"))
 #: The hello is small; anything longer is not one.
 HELLO_MAX = 64 << 10
-#: A reply to an input of n bytes longer than this is garbage, found from its
-#: length prefix alone, so a client writing noise never makes the harness buffer it.
-REPLY_SLACK, REPLY_PER_BYTE = 64 << 10, 32
+#: A reply to an input of n bytes longer than :func:`reply_limit` (this slack, for
+#: a failure's message, and the longest decoded reply the output bound allows) is
+#: an ``oversized-output``, found from its length prefix alone, so a client writing
+#: noise or a flood never makes the harness buffer it.
+REPLY_SLACK = 64 << 10
+#: The largest code point a reply may carry (the bad-outcome bound of every view).
+MAX_CODE_POINT = 0x7FFFFFFF
 #: A hello's free text that is a JSON object of strings gives this many
 #: provenance entries at most (the rest is dropped).
 INFO_KEYS = 16
@@ -267,8 +276,17 @@ def _info(text: str, about: str) -> dict[str, str]:
 
 
 def reply_limit(n: int) -> int:
-    """The longest reply a request with ``n`` input bytes may get."""
-    return REPLY_SLACK + REPLY_PER_BYTE * n
+    """The longest reply a request with ``n`` input bytes may get: a decoded reply
+    of :func:`~utf8fuzz.outcome.output_bound` code points and ``n`` errors, and
+    :data:`REPLY_SLACK`."""
+    return REPLY_SLACK + 4 * output_bound(n) + 12 * n
+
+
+class BadOutcome(str):
+    """What :func:`parse_reply` says of a well-framed reply that is no outcome of its
+    input (too much output, a code point past :data:`MAX_CODE_POINT`, spans outside
+    the input or out of order): a ``bad-outcome`` detail, its kind first. The stream
+    is still in step: the client goes on."""
 
 
 #: What :func:`parse_reply` read from a reply: status, code points, error spans,
@@ -281,15 +299,17 @@ _NAMES = {v: k for k, v in MODES.items()}
 
 class Reply(bytes):
     """A reply frame that passed :func:`parse_reply`, carrying what it read (so
-    that the fuzz loop reads each reply once)."""
+    that the fuzz loop reads each reply once), or the :class:`BadOutcome` it is
+    (the client stays in step and goes on)."""
 
-    parsed: Parsed
+    parsed: Parsed | BadOutcome
 
 
 def parse_reply(body: bytes, request: bytes, reasons: bool,
                 text_only: bool = False) -> Parsed | str:
     """What ``body`` says as the reply to ``request`` (id, mode, input), or why it
-    cannot be that reply (a ``str``): every rule of docs/protocol.md, "Replies".
+    cannot be that reply (a ``str``; a :class:`BadOutcome` when it is a reply, but
+    no outcome of this input): every rule of docs/protocol.md, "Replies".
     ``reasons`` and ``text_only``: the client's hello flags 4 and 16."""
     if len(body) < _REQ.size:
         return f"{len(body)} bytes, less than an id and a status"
@@ -326,29 +346,44 @@ def parse_reply(body: bytes, request: bytes, reasons: bool,
     if len(body) != want:
         return (f"{len(body)} bytes for {ncp} code points and {nerr} errors "
                 f"(which take {want})")
+    if ncp > output_bound(n):
+        return BadOutcome(f"oversized-output: {ncp} code points for a {n}-byte input "
+                          f"(at most {output_bound(n)})")
     if not nerr:
-        return status, _u32s(body, _DECODED.size, ncp), (), None, ""
+        cps = _u32s(body, _DECODED.size, ncp)
+        return _out_of_range(cps) or (status, cps, (), None, "")
     if mode == MODE_STRICT:
         return "errors in a strict-mode decoded reply (a strict client rejects)"
     if text_only:
         return f"{nerr} errors in a text-only reply (hello flag 16: E is always 0)"
     words = _u32s(body, _DECODED.size, ncp + 3 * nerr)  # one pass: cheaper than two
     cps, errs = words[:ncp], words[ncp:]
-    why = _check_errors(errs, n, reasons)
+    why = _check_errors(errs, n, reasons) or _out_of_range(cps)
     if why is not None:
         return why
     return status, cps, tuple(zip(errs[0::3], errs[1::3], strict=True)), REASONS[errs[2]], ""
 
 
+def _out_of_range(cps: tuple[int, ...]) -> BadOutcome | None:
+    if cps and max(cps) > MAX_CODE_POINT:
+        i = next(i for i, c in enumerate(cps) if c > MAX_CODE_POINT)
+        return BadOutcome(f"code-point-out-of-range: {cps[i]:#x} at index {i} "
+                          f"(at most {MAX_CODE_POINT:#x})")
+    return None
+
+
 def _check_errors(errs: tuple[int, ...], n: int, reasons: bool) -> str | None:
     """``errs`` is (start, end, reason) after (start, end, reason), as sent."""
     starts, ends, why = errs[0::3], errs[1::3], errs[2::3]
-    # each span non-empty, each after the one before, the last inside the input
-    # (map with operator: noisy fuzz inputs bring some 30 errors each)
-    if not (all(map(operator.lt, starts, ends)) and all(map(operator.le, ends, starts[1:]))
-            and ends[-1] <= n):
-        return (f"error spans {list(zip(starts, ends, strict=True))[:8]} are not each "
-                f"non-empty, in order and inside the input's {n} bytes")
+    # each span inside the input, non-empty, each after the one before (map with
+    # operator: noisy fuzz inputs bring some 30 errors each)
+    spans = list(zip(starts, ends, strict=True))[:8]
+    if max(ends) > n:
+        return BadOutcome(f"span-outside-input: error spans {spans} of the input's "
+                          f"{n} bytes")
+    if not (all(map(operator.lt, starts, ends)) and all(map(operator.le, ends, starts[1:]))):
+        return BadOutcome(f"spans-out-of-order: error spans {spans} are not each "
+                          "non-empty and after the one before")
     bad = set(why) - ({1, 2} if reasons else {0, 1, 2})
     if bad:
         return f"error reason {min(bad)} (1 illegal, 2 truncated" + \
@@ -413,10 +448,14 @@ class ExecWorker(Worker):
                 (n,) = _U32.unpack_from(buf, pos)
                 request = payloads[len(answers)] if payloads else None
                 limit = HELLO_MAX if request is None else reply_limit(len(request) - _REQ.size)
-                if n > limit:
-                    what = "hello" if request is None else "reply"
+                if n > limit and request is None:
                     answers.append(self._garbage(f"a frame of {n} bytes (at most {limit})",
-                                                 what))
+                                                 "hello"))
+                    return True
+                if n > limit:  # not read: the process is restarted
+                    answers.append(Failure(
+                        "bad-outcome", f"oversized-output: {self.name} began a reply of {n} "
+                        f"bytes (at most {limit} for this input): not read", pinned=True))
                     return True
                 if len(buf) - pos - 4 < n:
                     break
@@ -424,7 +463,7 @@ class ExecWorker(Worker):
                 pos += 4 + n
                 if request is not None:
                     parsed = parse_reply(body, request, reasons, text_only)
-                    if isinstance(parsed, str):
+                    if isinstance(parsed, str) and not isinstance(parsed, BadOutcome):
                         answers.append(self._garbage(parsed))
                         return True
                     body.parsed = parsed
@@ -434,7 +473,8 @@ class ExecWorker(Worker):
             del buf[:pos]
 
     def _garbage(self, why: str, what: str = "reply") -> Failure:
-        return Failure("crash", f"garbage {what} from {self.name}: {safe.text(why, 200)}")
+        return Failure("crash", f"garbage {what} from {self.name}: {safe.text(why, 200)}",
+                       pinned=True)
 
 
 # -- decoders --------------------------------------------------------------------------
@@ -537,13 +577,16 @@ class ExecDecoder(Decoder):
             prov = self.provenance()
             return [Outcome.failure(len(d), "crash", detail, prov) for d in inputs]
         prov = self.provenance()
-        return [self._outcome(d, a, prov) for d, a in zip(inputs, answers, strict=True)]
+        # after a timeout the client is sent no more: fewer answers than inputs
+        return [self._outcome(d, a, prov) for d, a in zip(inputs, answers, strict=False)]
 
     def _outcome(self, data: bytes, a: bytes | Failure, prov: dict[str, str]) -> Outcome:
         n = len(data)
         if isinstance(a, Failure):
             return Outcome.failure(n, a.status, safe.text(a.detail, 300), prov)
         assert isinstance(a, Reply)  # every reply is parsed as it arrives (ExecWorker._take)
+        if isinstance(a.parsed, BadOutcome):
+            return Outcome.failure(n, "bad-outcome", safe.text(a.parsed, 300), prov)
         status, cps, spans, reason, msg = a.parsed
         if status == FAILED:
             return Outcome.failure(n, "crash", f"{self.name} failed: {safe.text(msg, 200)}",

@@ -68,7 +68,10 @@ Options. A user's decoder runs in a worker process by default
 byte leads each request), so one that segfaults, calls ``os._exit`` or loops
 forever gives a ``crash`` or ``timeout`` outcome and a fresh worker, never a dead
 or hung harness; one that allocates without bound a ``crash`` whose feature is
-``oom``. ``inprocess``: no worker (faster; whatever it raises, ``SystemExit``
+``oom``; one that returns more than :func:`~utf8fuzz.outcome.output_bound` allows a
+``bad-outcome`` (``oversized-output``), said by the worker without encoding it
+(and an answer over :func:`answer_limit` is never read by the harness).
+``inprocess``: no worker (faster; whatever it raises, ``SystemExit``
 included, is still a crash outcome, but a dead process takes the harness with it,
 and the fuzz loop's recovery re-runs the round in a fork). ``timeout=SECONDS`` per
 call (default 10, or ``$UTF8FUZZ_DECODER_TIMEOUT``); with ``inprocess``, said
@@ -107,6 +110,7 @@ from typing import Any
 
 from utf8fuzz import safe
 from utf8fuzz.decoders._subprocess import (
+    FRAME_SLACK,
     Failure,
     Worker,
     WorkerUnavailable,
@@ -772,7 +776,8 @@ class PluginWorker(Worker):
         argv = [sys.executable, "-c", "from utf8fuzz.decoders.plugin import worker_main; "
                 "worker_main()", spec, base, json.dumps(sys.path)]
         super().__init__(argv, timeout=timeout, name=f"{base} worker",
-                         on_ready=_check_ready, memory_mib=memory_mib)
+                         on_ready=_check_ready, memory_mib=memory_mib,
+                         answer_limit=answer_limit)
 
     def probe(self) -> tuple[list[str], list[tuple[str, str]]]:
         """The codec modes the function accepts, and those it rejects with why."""
@@ -780,8 +785,38 @@ class PluginWorker(Worker):
         return list(info["modes"]), [(str(m), str(w)) for m, w in info["left_out"]]
 
 
+#: Bytes of an answer's JSON per code point or token its outcome may hold (a token,
+#: ``["reserved", 4294967295, 4294967295, null, "truncated"], ``, is the longest).
+JSON_PER_ITEM = 128
+
+
+def answer_limit(request: bytes) -> int:
+    """The longest answer frame a worker may send to ``request`` (a mode byte, then
+    the input): the JSON of an outcome within :func:`~utf8fuzz.outcome.output_bound`,
+    and room for its provenance and detail."""
+    return FRAME_SLACK + JSON_PER_ITEM * output_bound(max(len(request) - 1, 0))
+
+
+def oversized(o: Outcome, n: int) -> str | None:
+    """Why ``o`` (an outcome of an ``n``-byte input) holds more than
+    :func:`~utf8fuzz.outcome.output_bound` allows, as a ``bad-outcome`` detail; None
+    when it does not."""
+    most = output_bound(n)
+    sizes = {k: len(v) for k, v in o.views.items() if isinstance(v, tuple | str)}
+    if o.tokens_ is not None:
+        sizes["tokens"] = len(o.tokens_)
+    over = {k: v for k, v in sizes.items() if v > most}
+    if not over:
+        return None
+    view, size = max(over.items(), key=lambda kv: kv[1])
+    return (f"oversized-output: {size} items in view {view} for a {n}-byte input "
+            f"(at most {most})")
+
+
 class IsolatedDecoder(Decoder):
-    """A plug-in decoding in a worker process (see the module docstring)."""
+    """A plug-in decoding in a worker process (see the module docstring). An answer
+    larger than :func:`answer_limit` is not read: a ``bad-outcome``
+    (``oversized-output``), as is one whose outcome holds more than its input allows."""
 
     out_of_process = True  # a round trip per call: the fuzz loop sends batches
 
@@ -822,12 +857,20 @@ class IsolatedDecoder(Decoder):
             answers = self.worker.request_many([head + d for d in inputs])
         except WorkerUnavailable as e:
             return [Outcome.failure(len(d), "crash", str(e), self.versions()) for d in inputs]
-        return [self._outcome(d, a) for d, a in zip(inputs, answers, strict=True)]
+        # after a timeout the worker is sent no more: fewer answers than inputs
+        return [self._outcome(d, a) for d, a in zip(inputs, answers, strict=False)]
 
     def _outcome(self, data: bytes, answer: bytes | Failure) -> Outcome:
         if isinstance(answer, Failure):
             return Outcome.failure(len(data), answer.status, answer.detail, self.versions())
-        out = Outcome.from_json(json.loads(answer))
+        try:
+            out = Outcome.from_json(json.loads(answer))
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as e:
+            return Outcome.failure(len(data), "crash", f"garbage reply from {self.name} "
+                                   f"worker: {safe.text(e, 200)}", self.versions())
+        big = oversized(out, len(data))
+        if big is not None:
+            return Outcome.failure(len(data), "bad-outcome", big, self.versions())
         if out.tokens_ is not None:  # the escape view needs the input bytes
             out = Outcome.from_tokens(out.tokens_, out.length, out.provenance, data=data)
         object.__setattr__(out, "provenance", {**out.provenance, "isolated": "worker process"})
@@ -874,6 +917,9 @@ def worker_main() -> None:
             o = Outcome.failure(len(data), "crash", "the worker has no decoder for this mode")
         else:
             o = dec.decode(data)
+        big = oversized(o, len(data))
+        if big is not None:  # not encoded: its JSON could be larger than the harness reads
+            o = Outcome.failure(len(data), "bad-outcome", big, o.provenance)
         if o.status == "crash" and (o.detail or "").startswith("MemoryError"):
             # its own feature, as the parent names a worker that died of it
             o = Outcome.failure(len(data), "crash",

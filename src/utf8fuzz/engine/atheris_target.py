@@ -457,6 +457,11 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
                 stop.note(found[n])
             stop.at_exit()
 
+    # C runs exit handlers last registered first: this one after last_round, which
+    # still needs the decoders' processes (those libFuzzer's exit() leaves running)
+    from utf8fuzz.decoders._subprocess import end_run
+
+    at_process_exit(end_run)
     if not at_process_exit(last_round):
         print("utf8fuzz: this libc offers no exit handler: the last round of inputs is "
               "not compared when libFuzzer ends the run", file=sys.stderr)

@@ -304,6 +304,8 @@ class Differ:
             outcomes: dict[str, Outcome] = {}
             diffs: list[Difference] = []
             for d, many in outs:
+                if i >= len(many):  # it stopped after a hang (screening.decode_many)
+                    continue
                 key = (d.profile, d.policy)
                 ref = refs.get(key)
                 if ref is None:

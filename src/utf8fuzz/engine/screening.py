@@ -32,7 +32,11 @@ The operations (all optional, looked up by name on the decoder):
 ``out_of_process: bool`` and ``decode_many(inputs) -> list[Outcome]``
     A decoder in another process (node, isolated plug-ins) costs a round trip per
     call. The fuzz loop leaves it out of the per-input comparison and sends it
-    inputs in bulk (:meth:`~.differ.Differ.run_out_of_process`).
+    inputs in bulk (:meth:`~.differ.Differ.run_out_of_process`). The list may be
+    shorter than ``inputs``, never empty for a non-empty batch: after a ``timeout``
+    outcome (a hang pinned on its input, the process killed and restarted) the rest
+    of the batch is not decoded, since each further hang would cost a timeout; those
+    inputs are not compared for that decoder.
 
 How the differ uses them (:mod:`.differ`):
 
@@ -98,7 +102,8 @@ def is_out_of_process(d: Decoder) -> bool:
 
 
 def decode_many(d: Decoder, inputs: Sequence[bytes]) -> list[Outcome]:
-    """The decoder's ``decode_many`` where it offers one, else one :meth:`decode`
+    """The decoder's ``decode_many`` where it offers one (a prefix of the inputs'
+    outcomes, ending at a ``timeout``: module docstring), else one :meth:`decode`
     each."""
     many: Callable[[Sequence[bytes]], list[Outcome]] | None = getattr(d, "decode_many", None)
     return many(inputs) if many is not None else [d.decode(x) for x in inputs]

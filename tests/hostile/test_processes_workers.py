@@ -1,0 +1,101 @@
+"""A plug-in worker whose decoder spins forever, or answers far more than its
+input allows, costs one ``timeout`` or ``bad-outcome`` outcome of the input that
+does it and a fresh worker: the batch stops at a hang, an answer past its bound is
+never read, and ``utf8fuzz fuzz`` / ``diff`` end honestly (decoders/_subprocess.py,
+"Bounded answers")."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+import pytest
+
+from tests.hostile.processes_common import ROOT, fuzz_runs
+from utf8fuzz.decoders import plugin
+from utf8fuzz.decoders._subprocess import Failure, Worker, WorkerUnavailable
+
+M = "tests.hostile.worker_plugins"
+
+
+def test_a_worker_that_spins_is_a_timeout_and_ends_the_batch() -> None:
+    (dec,) = plugin.load_all(f"{M}:spins+timeout=1")
+    assert isinstance(dec, plugin.IsolatedDecoder)
+    try:
+        outs = dec.decode_many([b"a", b"b\xfe", b"c", b"d"])
+        assert [o.status for o in outs] == ["ok", "timeout"]  # c and d are not sent
+        assert dec.decode(b"c").ok  # a fresh worker
+    finally:
+        dec.close()
+
+
+def test_a_flood_of_text_is_a_bad_outcome_and_diff_stays_small() -> None:
+    r = subprocess.run([sys.executable, "-m", "utf8fuzz", "diff", "--json", "--decoder",
+                        f"{M}:floods+text", "61 FE"], cwd=ROOT, capture_output=True,
+                       timeout=120)
+    # 10 MB of text for 2 bytes was 126 MB of JSON; now one line says why
+    assert len(r.stdout) < 20_000, len(r.stdout)
+    out = json.loads(r.stdout)["decoders"][f"plugin:{M}:floods"]
+    assert out["status"] == "bad-outcome"
+    assert out["detail"].startswith("oversized-output: 10000000 items in view replace "
+                                    "for a 2-byte input (at most 80)")
+
+
+FLOODER = textwrap.dedent("""
+    import os, struct, sys
+    os.write(1, struct.pack("<I", 2) + b"{}")
+    while True:
+        head = sys.stdin.buffer.read(4)
+        if len(head) < 4:
+            break
+        req = sys.stdin.buffer.read(struct.unpack("<I", head)[0])
+        if b"flood" in req:  # announces 1 GiB and starts writing it
+            os.write(1, struct.pack("<I", 1 << 30))
+            block = b"x" * (1 << 20)
+            for _ in range(1024):
+                os.write(1, block)
+        os.write(1, struct.pack("<I", 2) + b"ok")
+""")
+
+
+def test_an_answer_past_its_bound_is_not_read() -> None:
+    # a worker past any plug-in's reach (its own code writes the frame): the bound
+    # is the harness's, whatever runs in the worker
+    w = Worker([sys.executable, "-c", FLOODER], timeout=30, answer_limit=lambda p: 1000)
+    try:
+        got = w.request_many([b"a", b"flood", b"b"])
+        assert got[0] == b"ok" and got[2] == b"ok"
+        assert isinstance(got[1], Failure) and got[1].status == "bad-outcome"
+        assert got[1].detail.startswith("oversized-output: worker began an answer of "
+                                        "1073741824 bytes (at most 1000")
+        assert w.restarts == 1
+    finally:
+        w.close()
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: Any) -> tuple[int, Any, str, Any]:
+    return fuzz_runs(tmp_path_factory)["spins"]
+
+
+def test_fuzz_finds_the_spinning_worker_once_and_exits_1(run: Any) -> None:
+    rc, out, err, _ = run
+    assert rc == 1, err[-2000:]
+    assert not out["failures"], out["failures"]
+    (new,) = out["new"]
+    assert (new["class"], new["feature"], new["decoders"]) == (
+        "timeout", "timeout", [f"plugin:{M}:spins"])
+    assert "fe" in new["input"], new
+
+
+def test_a_ready_frame_past_its_bound_is_not_read() -> None:
+    script = "import os, struct; os.write(1, struct.pack('<I', 1 << 31) + b'x' * 4096)"
+    w = Worker([sys.executable, "-c", script], timeout=30)
+    try:
+        with pytest.raises(WorkerUnavailable, match="a ready frame of 2147483648 bytes"):
+            w.start()
+    finally:
+        w.close()
