@@ -96,3 +96,21 @@ def test_a_validator_and_an_escaping_decoder_show_their_views() -> None:
     assert "accept: well-formed" in p.stdout  # the planted bug: it accepts a surrogate
     assert "escape: U+0041 U+DCED U+DCA0 U+DC80" in p.stdout
     assert "accepts-ill-formed/surrogate" in p.stdout
+
+
+def test_json_holds_the_value_of_every_view_a_partial_decoder_shows() -> None:
+    """A validator's answer and an escaping decoder's text are in ``diff --json``, as
+    the text output shows them (they have no tokens to read them from)."""
+    root = str(Path(__file__).resolve().parents[2])
+    p = subprocess.run(
+        [sys.executable, "-m", "utf8fuzz", "diff", "41 ED A0 80", "--json",
+         "--decoder", "tests.engine.planted_shapes:validator_accepts_surrogates+validator",
+         "--decoder", "cpython:surrogateescape"],
+        capture_output=True, text=True, timeout=60, cwd=root)
+    assert p.returncode == 0, p.stderr
+    decs = json.loads(p.stdout)["decoders"]
+    (valid,) = [v for k, v in decs.items() if "validator_accepts_surrogates" in k]
+    assert valid["shows"] == ["accept"] and valid["accept"] is True  # the planted bug
+    assert decs["ref:unicode:maximal-subpart"]["accept"] is False  # ED A0 80: a surrogate
+    esc = decs["cpython:surrogateescape"]
+    assert esc["escape"] == [0x41, 0xDCED, 0xDCA0, 0xDC80]

@@ -90,6 +90,13 @@ def decoder_json(d: Decoder, out: Outcome) -> dict[str, Any]:
     }
     if "reason" in out.shows:
         obj["reason"] = out.view("reason")
+    if "accept" in out.shows:
+        obj["accept"] = out.view("accept")
+    if toks is None:  # a partial outcome: every other view it shows, by its own name
+        for v in ("spans", "ignore", "escape"):
+            if v in out.shows:
+                val = out.view(v)
+                obj[v] = [list(x) for x in val] if v == "spans" else list(val)
     if not out.ok:
         obj["detail"] = out.detail
     return obj
