@@ -93,10 +93,11 @@ def decoder_json(d: Decoder, out: Outcome) -> dict[str, Any]:
     if "accept" in out.shows:
         obj["accept"] = out.view("accept")
     if toks is None:  # a partial outcome: every other view it shows, by its own name
-        for v in ("spans", "ignore", "escape"):
+        if "spans" in out.shows:
+            obj["spans"] = [list(x) for x in out.view("spans")]
+        for v in ("ignore", "escape"):
             if v in out.shows:
-                val = out.view(v)
-                obj[v] = [list(x) for x in val] if v == "spans" else list(val)
+                obj[v] = list(out.view(v))
     if not out.ok:
         obj["detail"] = out.detail
     return obj
