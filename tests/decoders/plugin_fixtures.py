@@ -119,3 +119,9 @@ class FullDecoder(Decoder):
 
 
 not_callable = 42
+
+
+def raises_its_own_type_error(data: bytes, errors: str = "strict") -> str:
+    """A codec that takes every mode and then fails in its own code with a TypeError
+    (what a bug looks like): that exception is its answer, not a refused mode."""
+    return data.decode("utf-8", errors) + 1  # type: ignore[operator]

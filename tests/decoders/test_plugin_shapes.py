@@ -318,3 +318,21 @@ def test_cli_lists_entry_point_shapes_and_bad_ones(tmp_path):
     assert avail["plugin:ep_codec:replace"]["shows"] == ["replace"]
     unavailable = {u["name"] for u in listing["unavailable"]}
     assert {"plugin:ep_codec:ignore", "plugin:ep_unknown", "plugin:ep_policy"} <= unavailable
+
+
+@pytest.mark.parametrize("opt", ["+inprocess", ""])
+def test_a_type_error_the_codec_raises_itself_is_its_answer_not_a_refused_mode(opt):
+    """Python refuses a call's arguments before the function's first line runs; a
+    TypeError from inside the function is the decoder's own, reported as what it is
+    (a crash outcome naming it) in every mode, never as "rejects errors=strict"."""
+    decs = resolve(f"{M}:raises_its_own_type_error+codec{opt}")
+    try:
+        assert sorted(d.name.rsplit(":", 1)[1] for d in decs) == sorted(
+            ["strict", "replace", "ignore", "surrogateescape"])
+        for d in decs:
+            out = d.decode(b"A")
+            assert out.status == "crash" and (out.detail or "").startswith("TypeError: "), out
+            assert "can only concatenate str" in (out.detail or "")
+    finally:
+        for d in decs:
+            d.close()

@@ -368,7 +368,7 @@ def _rejects(fn: Callable[..., Any], mode: str) -> str | None:
     try:
         fn(PROBE, mode)
     except (LookupError, TypeError) as e:
-        return safe.text(describe(e), 300)
+        return _rejection(e)
     except BaseException as e:
         reraise_interrupt(e)
         return None  # any other answer is the decoder's own, judged in the run
@@ -381,11 +381,23 @@ def _rejects_incremental(factory: Callable[..., Any], mode: str) -> str | None:
     try:
         factory(mode).decode(PROBE, True)
     except (LookupError, TypeError) as e:
-        return safe.text(describe(e), 300)
+        return _rejection(e)
     except BaseException as e:
         reraise_interrupt(e)
         return None  # any other answer is the decoder's own, judged in the run
     return None
+
+
+def _rejection(e: LookupError | TypeError) -> str | None:
+    """What a probe's LookupError or TypeError says of the mode: a LookupError is an
+    error handler it does not know; a TypeError the call's arguments refused, where
+    it was raised (Python checks them before the function's first line runs). One
+    raised inside the function's own code (a frame past the probe's) is the
+    decoder's own answer: None, and the run shows it as the exception it is."""
+    tb = e.__traceback__
+    if isinstance(e, TypeError) and tb is not None and tb.tb_next is not None:
+        return None
+    return safe.text(describe(e), 300)
 
 
 def _load_inprocess(spec: Spec, base: str, *, probe: bool = True) -> Built:
