@@ -36,3 +36,16 @@ def test_fuzz_summary_has_one_line_per_row(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     assert any("new findings" in ln and "the others add evidence to findings already in the "
                "corpus)" in ln for ln in p.stdout.splitlines()), p.stdout
+
+
+def test_diff_verdict_lines_are_whole() -> None:
+    """Each divergence of ``diff``'s verdict is one line, however long (it was folded
+    at 80 columns mid-phrase)."""
+    root = Path(__file__).resolve().parents[2]
+    p = _run("diff", "41", "--decoder",
+             "tests.decoders.plugin_fixtures:raises_its_own_type_error+codec+strict+inprocess",
+             cwd=root)
+    assert p.returncode == 0, p.stderr
+    verdict = [ln for ln in p.stdout.splitlines() if "/crash/TypeError/" in ln]
+    assert len(verdict) == 1, p.stdout
+    assert verdict[0].endswith("crash: TypeError: can only concatenate str (not \"int\") to str")

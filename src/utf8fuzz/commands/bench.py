@@ -163,9 +163,10 @@ def _escaped_lines(s: str) -> str:
 
 
 def _print(result: dict[str, Any]) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    from utf8fuzz.commands._console import console as make_console
 
     info, machine = result["fast"], result["machine"]
     # the CPU's name is the machine's (a VM's can be anything): escaped, and Text, not markup
@@ -182,7 +183,7 @@ def _print(result: dict[str, Any]) -> None:
             f"≥ {r['target']:.1f}× " + ("met" if r["ratio"] >= r["target"] else "MISSED"))
         table.add_row(r["cls"], r["size"], f"{r['cpython_mbs']:,.0f}", f"{r['fast_mbs']:,.0f}",
                       f"{r['ratio']:.2f}×", target)
-    console = Console()
+    console = make_console()
     console.print(table)
     for c in result["corrected"]:
         verdict = "met" if c["mbs"] >= c["target_mbs"] else "MISSED"

@@ -167,10 +167,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_verdict(divergences: list[Divergence], judged: list[Decoder]) -> None:
-    from rich.console import Console
     from rich.text import Text
 
-    console = Console(highlight=False)
+    from utf8fuzz.commands._console import console as make_console
+
+    console = make_console(highlight=False)
     if not divergences:
         if judged:
             console.print(Text("verdict: every decoder agrees with its reference "
@@ -220,11 +221,12 @@ def _summary(out: Outcome) -> list[tuple[str, str]]:
 
 
 def _print_text(data: bytes, results: list[tuple[Decoder, Outcome]]) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(highlight=False)
+    from utf8fuzz.commands._console import console as make_console
+
+    console = make_console(highlight=False)
     console.print(Text(f"input ({len(data)} bytes): {hexbytes(data) or '(empty)'}"))
     streaming = [d.name for d, _ in results if d.incremental]
     if streaming:
@@ -391,11 +393,12 @@ def _canonical(name: str, v: Any) -> bytes:
 
 
 def _print_summaries(data: bytes, summaries: list[tuple[Decoder, _Summary]], note: str) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(highlight=False)
+    from utf8fuzz.commands._console import console as make_console
+
+    console = make_console(highlight=False)
     console.print(Text(f"input ({len(data)} bytes): {hexbytes(data[:ITEMS])} "
                        f"... (+{len(data) - ITEMS} more bytes)"))
     console.print(Text("legend: U+XXXX@offset, ERR[start,end) (... = truncated by end of input)"))

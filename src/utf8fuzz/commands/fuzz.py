@@ -236,13 +236,13 @@ def _start_log(progress: Progress, stop: threading.Event,
 
 def _start_live(progress: Progress, corpus: Path, stop: threading.Event,
                 known: Known | None = None) -> threading.Thread:
-    from rich.console import Console
     from rich.live import Live
     from rich.text import Text
 
+    from utf8fuzz.commands._console import console as make_console
     from utf8fuzz.engine.corpus import signature_ids
 
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
 
     def line() -> Text:
         return Text(f"{_progress_line(progress, known)}  corpus {len(signature_ids(corpus))}")
