@@ -216,7 +216,7 @@ def _progress_line(progress: Progress, known: Known | None = None) -> str:
     return (f"fuzzing {el:6.0f}s  execs {n:>9,}  ({n / el:,.0f}/s)  divergent inputs {div:,}  "
             f"new findings {len(fresh)} (signatures {len(new)})"
             + (f"  known {len(accepted)}" if accepted else "")
-            + (f"  crashes {crashes}" if crashes else ""))
+            + (f"  processes ended {crashes}" if crashes else ""))
 
 
 def _start_log(progress: Progress, stop: threading.Event,
@@ -283,8 +283,11 @@ def _print_summary(result: dict[str, Any]) -> None:
                   f"{len(result['known'])} signatures (saved; accepted in known.toml, "
                   "not counted as new)")
     if result.get("crashes"):
-        t.add_row("crashes", f"{result['crashes']} (a decoder ended a fuzzing process; "
-                  "re-run, saved, and the engine started again)")
+        t.add_row("crashes", f"{result['crashes']} of the findings (a crash, a hang or a "
+                  "bad outcome)")
+    if result.get("processes_ended"):
+        t.add_row("processes ended", f"{result['processes_ended']} (a decoder ended a fuzzing "
+                  "process; re-run, saved, and the engine started again)")
     if result.get("unreproduced"):
         t.add_row("unreproduced", f"{len(result['unreproduced'])} (met once, gone on a "
                   "full re-run: a stateful or flaky decoder; not saved)")

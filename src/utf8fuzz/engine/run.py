@@ -51,7 +51,8 @@ only those ``CORPUS/known.toml`` does not accept), ``known`` (the same for those
 accepts, each with its ``reason``; saved all the same), ``unreproduced`` (the same
 for signatures met once that a full run of the same input did not show again - a
 stateful or flaky decoder; reported, not saved, not counted as new), ``crashes``
-(processes a decoder ended, recovered), ``failures`` (one line each: why the run
+(findings that are a crash, a hang or a bad outcome), ``processes_ended`` (processes
+a decoder ended, recovered), ``failures`` (one line each: why the run
 cannot be trusted; ``utf8fuzz fuzz`` exits 3), ``notes`` and a few more keys
 (engines, seconds, corpus size, work directory, interrupted).
 """
@@ -86,6 +87,7 @@ from utf8fuzz.engine.finder import Finder, InFlight, full_every_default
 from utf8fuzz.engine.known import Known
 from utf8fuzz.engine.long import MAX_LONG, SHORT_MAX, long_share
 from utf8fuzz.engine.recover import kills_process, read_candidates, recover
+from utf8fuzz.engine.signature import FAILURES
 
 ENGINES = ("atheris", "hypothesis", "both")
 #: Seconds past the deadline and one decoder timeout before what still runs is
@@ -1069,7 +1071,11 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
         ],
         "findings": (found := findings_of([*new, *accepted], progress.before)),
         "new_findings": [f["id"] for f in found if f["new"] and not f["known"]],
-        "crashes": crashes,
+        # findings that are failures (a crash, a hang, a bad outcome), so the count
+        # agrees with the findings beside it; processes_ended: how many of them (or of
+        # known ones) ended a fuzzing process, which was recovered
+        "crashes": sum(f["rule"].split(":", 1)[0] in FAILURES for f in found),
+        "processes_ended": crashes,
         "failures": failures,
         "notes": notes,
         "corpus": str(corpus) if corpus else None,
