@@ -203,6 +203,7 @@ def test_unknown_policy() -> None:
 SANITIZED_STRIDE = 3 if os.environ.get("UTF8FUZZ_EXPECT_SANITIZED") else 1
 
 
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("lead", [(0x00, 0x80), (0x80, 0xC0), (0xC0, 0xE0), (0xE0, 0x100)])
 def test_every_input_of_up_to_two_bytes(lead: tuple[int, int]) -> None:
     inputs = [d for d in SHORT if d[:1] and lead[0] <= d[0] < lead[1]]
@@ -210,6 +211,7 @@ def test_every_input_of_up_to_two_bytes(lead: tuple[int, int]) -> None:
                  list(REGISTRY))
 
 
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("part", range(3))
 def test_three_bytes_over_interesting_values(part: int) -> None:
     check_inputs(THREE[part::3][::SANITIZED_STRIDE], list(REGISTRY))
