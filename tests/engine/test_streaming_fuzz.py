@@ -65,7 +65,8 @@ def test_a_streaming_bug_is_found_and_saved_as_incremental_differs(runs):
     assert {e.signature.split("/")[1] for e in entries} == {"incremental-differs"}
     for e in entries:
         assert set(e.sidecar["decoders"]) == streaming
-        # one finding, whatever follows the lost bytes: the sequence the chunk cut
+        # one finding, whatever follows the lost bytes: the sequence the chunk cut (where
+        # the text cannot tell which, E0 | F0 | BF BF, the decoder is asked)
         assert e.sidecar["finding"]["rule"] == "split:4-byte-sequence", e.sidecar["finding"]
         # the chunks it was fed are recorded (decoders/chunks.py's rule)
         (rec,) = [e.sidecar["outcomes"][n] for n in streaming]

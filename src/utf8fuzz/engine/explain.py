@@ -186,9 +186,11 @@ def _reference_rule(rule: str, text: str, severity: str, profile: str,
 
 
 def candidates(data: bytes, profile: str, policy: str, klass: str,
-               feature: str) -> Iterator[Rule]:
+               feature: str, out: Outcome | None = None, run: Run | None = None
+               ) -> Iterator[Rule]:
     """The rules 2-7 of the module docstring, in order (a caller takes the first
-    that holds)."""
+    that holds); ``out``, the decoder's outcome, and ``run``, the decoder, say where
+    a streaming split shows (:func:`_split_feature`)."""
     for pol in POLICIES:
         if pol != policy:
             yield _reference_rule(
@@ -312,7 +314,7 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                            "its error spans cover only the first byte of each error",
                            "reporting"), lead_only)
     if klass == "incremental-differs":
-        cut = _split_feature(data, mine)
+        cut = _split_feature(data, mine, out, run)
         if cut is not None:
             yield Rule(Explanation(
                 f"split:{cut}", f"fed in chunks, it differs from its own one-shot result "
@@ -322,20 +324,53 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                            _severity(klass)), None)
 
 
-def _split_feature(data: bytes, ref: Reference) -> str | None:
+def _split_feature(data: bytes, ref: Reference, out: Outcome | None,
+                   run: Run | None = None) -> str | None:
     """``<n>-byte-sequence`` for the first reference token that begins with a lead
     byte announcing n bytes (RFC 2279 section 2) when a chunk boundary
     (:mod:`utf8fuzz.decoders.chunks`) falls inside those n bytes: where a streaming
     decoder must carry bytes from one chunk to the next, whether they complete a
     character (F2 90 80 | 80) or turn out an error (F2 90 80 | FF or F2 90 80 | end:
     the end of the last chunk is a boundary too, as the decoder learns only from a
-    last, empty, final call that nothing follows)."""
+    last, empty, final call that nothing follows). The search starts where the
+    decoder's text (``out``'s replace view, one code point a reference token) differs
+    from the reference's: between their common prefix and their common suffix (where
+    the two overlap, as when every code point is U+FFFD, anywhere in the overlap). A
+    boundary that cut an earlier sequence the decoder carried right is not the bug
+    (E0 | F0 | BF BF loses F0 BF BF, not E0), nor is one past the bytes a token took
+    (ED | BF: ED's sequence ended at BF). Where the text cannot tell (E0 | F0 | BF BF
+    | end: one U+FFFD of two lost), the decoder (``run``) is asked: the first
+    candidate whose bytes, taken out of the input, leave the decoder no difference is
+    named (one run per candidate); without it, the first candidate."""
     ends = cuts(data)
-    for t in ref.decode(data).tokens:
-        n = structural_length(data[t.start])
-        if n > 1 and any(t.start < c < t.start + n for c in ends):
-            return f"{n}-byte-sequence"
+    r = ref.decode(data)
+    tokens = r.tokens
+    window = range(len(tokens))
+    if out is not None and "replace" in out.shows and len(r.view("replace")) == len(tokens):
+        got, want = out.view("replace"), r.view("replace")
+        common = min(len(got), len(want))
+        prefix = next((i for i in range(common) if got[i] != want[i]), common)
+        suffix = next((i for i in range(common) if got[-1 - i] != want[-1 - i]), common)
+        lo, hi = sorted((prefix, len(want) - suffix - 1))
+        window = range(max(lo, 0), min(hi, len(tokens) - 1) + 1)
+    for where in (window, range(len(tokens))):  # where it differs; else anywhere
+        cut: list[tuple[Token, int]] = []
+        for i in where:
+            t = tokens[i]
+            n = structural_length(data[t.start])
+            # a boundary within the bytes the token took, or at their end, short of
+            # what the lead announced: bytes the decoder had to carry over
+            if n > 1 and any(t.start < c <= t.end and c < t.start + n for c in ends):
+                cut.append((t, n))
+        if len(cut) > 1 and run is not None:
+            for t, n in cut:
+                without = run(data[:t.start] + data[t.end:])
+                if without is not None and not without[1]:  # no difference left
+                    return f"{n}-byte-sequence"
+        if cut:
+            return f"{cut[0][1]}-byte-sequence"
     return None
+
 
 
 #: How far ahead of a token :func:`_walk` decodes before it trusts the token: more
@@ -710,7 +745,7 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
     # a long input's own bytes around its difference: a rule they refute is not worth
     # a walk of the whole input
     first = _fresh_outcomes([near], run) if run is not None and near != data else []
-    for rule in candidates(data, profile, policy, klass, feature):
+    for rule in candidates(data, profile, policy, klass, feature, out, run):
         if first and rule.predict is not None and unexplained(
                 rule, first, profile, policy, (klass, feature), budget) is None:
             continue
@@ -864,9 +899,9 @@ def group(items: Iterable[tuple[str, Explanation, Hashable, E]]) -> list[Finding
 
 
 def rule_of(data: bytes, profile: str, policy: str, klass: str, feature: str,
-            rule: str) -> Rule | None:
+            rule: str, out: Outcome | None = None) -> Rule | None:
     """The candidate named ``rule`` for this input (None: no such candidate)."""
-    for r in candidates(data, profile, policy, klass, feature):
+    for r in candidates(data, profile, policy, klass, feature, out):
         if r.explanation.rule == rule:
             return r
     return None

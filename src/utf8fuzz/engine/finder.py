@@ -447,7 +447,7 @@ def finding_of(data: bytes, sig: Signature, out: Outcome, decoder: Decoder,
     why = explain(data, out, sig.profile, decoder.policy, sig.klass, sig.feature,
                   run=run if out.ok else None, at=at)
     if out.ok:
-        rule = rule_of(data, sig.profile, decoder.policy, sig.klass, sig.feature, why.rule)
+        rule = rule_of(data, sig.profile, decoder.policy, sig.klass, sig.feature, why.rule, out)
 
         def holds(f: bytes) -> bool:
             res = full(f)
