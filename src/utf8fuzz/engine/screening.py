@@ -120,6 +120,16 @@ def decode_as_screen(d: Decoder) -> Callable[[bytes], Any] | None:
     if type(d).decode is not Decoder.decode:
         return None
     run, crash, provenance = d.run, d.crash, d.provenance
+
+    def handed_over(out: Outcome) -> Any:
+        # a partial outcome's views as the screen's dict; any other outcome, with
+        # its provenance, as the decoded outcome
+        if out.tokens_ is None and out.status == "ok":
+            return out.views
+        if not out.provenance:
+            object.__setattr__(out, "provenance", provenance())
+        return out
+
     if is_own_adapter(d):
         # This project's adapters (mutf8) are checked by its tests, on arbitrary
         # bytes, to tile their input and hold their bounds: not per input, in the
@@ -130,11 +140,7 @@ def decode_as_screen(d: Decoder) -> Callable[[bytes], Any] | None:
             except BaseException as e:
                 reraise_interrupt(e)
                 return crash(data, e)
-            if out.tokens_ is None and out.status == "ok":
-                return out.views
-            if not out.provenance:
-                object.__setattr__(out, "provenance", provenance())
-            return out
+            return handed_over(out)
 
         return trusted
 
@@ -151,12 +157,7 @@ def decode_as_screen(d: Decoder) -> Callable[[bytes], Any] | None:
         # Held to the bounds here, before its views are compared or judged (in C
         # too): the decoder's code is anyone's. The adapters' own screens (screen_of)
         # are this project's, trusted as above.
-        out = checked(out, len(data))
-        if out.tokens_ is None and out.status == "ok":
-            return out.views
-        if not out.provenance:
-            object.__setattr__(out, "provenance", provenance())
-        return out
+        return handed_over(checked(out, len(data)))
 
     return screen
 
