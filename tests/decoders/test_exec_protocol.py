@@ -27,6 +27,7 @@ from utf8fuzz import bench
 from utf8fuzz.decoders import UnknownDecoder, resolve
 from utf8fuzz.decoders import exec as exec_adapter
 from utf8fuzz.decoders.reference import reference
+from utf8fuzz.decoders.spec import parse as parse_spec
 from utf8fuzz.engine import screening
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -289,13 +290,13 @@ def test_a_reply_that_is_no_outcome_of_its_input_is_a_bad_outcome(
 
 
 def test_spec_grammar() -> None:
-    s = exec_adapter.parse_spec("exec:'./my client' -q 'a b'@corrected+timeout=2+mode=strict")
-    assert (s.argv, s.profile, s.timeout, s.mode) == (
-        ("./my client", "-q", "a b"), "corrected", 2.0, "strict")
-    s = exec_adapter.parse_spec("exec:node client.js+memory=0")
-    assert (s.argv, s.profile, s.memory_mib) == (("node", "client.js"), None, 0)
+    s = parse_spec("exec:'./my client' -q 'a b'@corrected+timeout=2+mode=strict")
+    assert (s.argv, s.claim.profile, s.timeout, s.modes) == (
+        ("./my client", "-q", "a b"), "corrected", 2.0, ("strict",))
+    s = parse_spec("exec:node client.js+memory=0")
+    assert (s.argv, s.claim.profile, s.memory_mib) == (("node", "client.js"), None, 0)
     # quoted, an @ or + of the command's own is the command's
-    assert exec_adapter.parse_spec("exec:'./a+b' 'x@y'").argv == ("./a+b", "x@y")
+    assert parse_spec("exec:'./a+b' 'x@y'").argv == ("./a+b", "x@y")
 
 
 @pytest.mark.parametrize("spec,match", [
@@ -432,11 +433,11 @@ def test_parse_reply_text_only_and_validate_rules() -> None:
 
 
 def test_spec_grammar_with_a_policy() -> None:
-    s = exec_adapter.parse_spec("exec:./c@corrected/per-byte+timeout=2+mode=validate")
-    assert (s.argv, s.profile, s.policy, s.timeout, s.mode) == (
-        ("./c",), "corrected", "per-byte", 2.0, "validate")
-    assert exec_adapter.parse_spec("exec:./c@unicode").policy is None
-    assert str(exec_adapter.parse_spec("exec:./c@unicode/per-byte").claim) == \
+    s = parse_spec("exec:./c@corrected/per-byte+timeout=2+mode=validate")
+    assert (s.argv, s.claim.profile, s.claim.policy, s.timeout, s.modes) == (
+        ("./c",), "corrected", "per-byte", 2.0, ("validate",))
+    assert parse_spec("exec:./c@unicode").claim.policy is None
+    assert str(parse_spec("exec:./c@unicode/per-byte").claim) == \
         "@unicode/per-byte"
 
 

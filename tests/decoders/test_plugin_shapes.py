@@ -17,7 +17,8 @@ import pytest
 
 from tests.decoders.decoder_inputs import EXAMPLE, EXAMPLE_REPLACE
 from utf8fuzz.decoders import UnknownDecoder, plugin, resolve
-from utf8fuzz.decoders.plugin import IsolatedDecoder, parse_spec
+from utf8fuzz.decoders.plugin import IsolatedDecoder
+from utf8fuzz.decoders.spec import parse as parse_spec
 from utf8fuzz.engine.differ import Differ
 from utf8fuzz.policies import POLICIES
 

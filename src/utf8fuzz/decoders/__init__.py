@@ -7,7 +7,8 @@ reported as unavailable with its reason, never as an error.
 Names. ``resolve(spec)`` accepts a decoder name (``cpython:replace``), a glob
 (``cpython:*``), or a user's decoder as ``module:attr`` with an optional claim and
 shape (``mypkg.codec:decode@corrected/per-byte+codec``), handled by :mod:`.plugin`, or a
-program in any language as ``exec:'CMD ARGS'[@profile[/policy]]``, handled by :mod:`.exec`.
+program in any language as ``exec:'CMD ARGS'[@profile[/policy]]``, handled by :mod:`.exec`;
+both parsed by :mod:`.spec`, the one grammar of decoder specs.
 
 Trust. ``resolve`` is for what a person names (``--decoder``, the pytest plugin's
 ``--utf8fuzz-decoder``): it imports modules and starts programs. A name read from a

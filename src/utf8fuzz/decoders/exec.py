@@ -32,15 +32,19 @@ one-shot sibling (same ``family``, ``exec:NAME:MODE``) is the mode's plain decod
 
 ``NAME`` is the name in the hello, reduced to ``[A-Za-z0-9._-]`` (two
 clients compared side by side must say different names); the claim as written
-(``@unicode/per-run``) is appended. The claim is parsed by
-:func:`utf8fuzz.decoders.claim.parse_claim`: the profile (default unicode) and
-policy (default maximal-subpart) the decoder is judged against.
+(``@unicode/per-run``) is appended. The spec is parsed by
+:mod:`utf8fuzz.decoders.spec`, the grammar of every decoder spec; the claim is the
+profile (default unicode) and policy (default maximal-subpart) the decoder is
+judged against.
 
 Options after ``+``: ``timeout=SECONDS`` per reply (default 10, or
 ``$UTF8FUZZ_DECODER_TIMEOUT``), ``mode=strict|replace|validate`` (only that
 decoder), ``memory=MiB`` (the process's address-space limit, as for plug-ins;
-0: none). A trailing ``@word[/word]`` or ``+word`` of the spec is always a claim,
-so a command whose own last argument ends in one must quote it.
+0: none). The claim and the options come in any order after the command: they
+begin at the first ``+`` or ``@`` after the command's last space or quote from
+which the rest of the spec is such words (``exec:node c.js lib+mode=replace@cesu8``
+runs ``node c.js lib``), so a command whose own last argument ends in one quotes
+it (:mod:`utf8fuzz.decoders.spec`).
 
 Failures are outcomes, never errors of the harness: a client that exits is a
 ``crash`` with its exit status and the last line of its stderr (whose tail, at
@@ -83,11 +87,11 @@ from utf8fuzz.decoders._subprocess import (
     Failure,
     Worker,
     WorkerUnavailable,
-    memory_limit_mib,
 )
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.chunks import cuts
-from utf8fuzz.decoders.claim import Claim, parse_claim
+from utf8fuzz.decoders.spec import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT  # callers' default
+from utf8fuzz.decoders.spec import EXEC_MODES, parse
 from utf8fuzz.outcome import Outcome, output_bound
 from utf8fuzz.policies import POLICIES
 from utf8fuzz.profiles import get_profile
@@ -97,7 +101,7 @@ MAGIC = b"U8FZ"
 VERSION = 1
 #: Request modes (the u8 after the id).
 MODE_STRICT, MODE_REPLACE, MODE_VALIDATE = 1, 2, 3
-MODES = {"strict": MODE_STRICT, "replace": MODE_REPLACE, "validate": MODE_VALIDATE}
+MODES = dict(zip(EXEC_MODES, (MODE_STRICT, MODE_REPLACE, MODE_VALIDATE), strict=True))
 #: Hello flags (u16): the modes the client answers in; whether its error records
 #: carry a reason (1 illegal, 2 truncated) rather than 0; whether its replace-mode
 #: replies carry text only (no error records: E is always 0).
@@ -113,7 +117,6 @@ MODE_FLAGS = {"strict": FLAG_STRICT, "replace": FLAG_REPLACE, "validate": FLAG_V
 DECODED, REJECTED, FAILED = 0, 1, 2
 WELL_FORMED, ILL_FORMED = 0, 1
 REASONS: dict[int, str | None] = {0: None, 1: "illegal", 2: "truncated"}
-DEFAULT_TIMEOUT = float(os.environ.get("UTF8FUZZ_DECODER_TIMEOUT", "10"))
 #: The hello is small; anything longer is not one.
 HELLO_MAX = 64 << 10
 #: A reply to an input of n bytes longer than :func:`reply_limit` (this slack, for
@@ -132,80 +135,12 @@ _HELLO = struct.Struct("<4sHHH")  # magic, version, flags, name length
 _REQ = struct.Struct("<IB")  # id, mode | id, status
 _DECODED = struct.Struct("<IBII")  # id, status, code points, errors
 _REJECTED = struct.Struct("<IBIII")  # id, status, start, end, reason
-_CLAIMS = re.compile(
-    r"(?P<cmd>.*?)(?:@(?P<claim>[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]*)?))?"
-    r"(?P<opts>(?:\+[A-Za-z]+(?:=[^\s'\"+@]*)?)*)",
-    re.DOTALL)
 
 
 def _unknown(msg: str) -> Exception:
     from utf8fuzz.decoders import UnknownDecoder
 
     return UnknownDecoder(msg)
-
-
-# -- the spec ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Spec:
-    """A parsed ``exec:`` spec: the command, the claimed profile, the options, the
-    claimed policy (None: not claimed)."""
-
-    argv: tuple[str, ...]
-    profile: str | None
-    timeout: float
-    mode: str | None
-    memory_mib: int | None
-    policy: str | None = None
-
-    @property
-    def claim(self) -> Claim:
-        return Claim(self.profile, self.policy)
-
-
-def parse_spec(spec: str) -> Spec:
-    """``"exec:'./client -q'@unicode/per-run+timeout=2"`` -> argv ``('./client',
-    '-q')``, profile ``unicode``, policy ``per-run``, timeout 2. UnknownDecoder,
-    one line, for a bad spec."""
-    if not spec.startswith(PREFIX):
-        raise _unknown(f"not an exec decoder spec: {safe.text(spec, 200)!r}")
-    m = _CLAIMS.fullmatch(spec[len(PREFIX):])
-    assert m is not None  # every string matches: the claims are optional
-    shown = safe.text(spec, 200)
-    try:
-        argv = tuple(shlex.split(m["cmd"]))
-    except ValueError as e:
-        raise _unknown(f"bad command in {shown!r}: {e}") from None
-    if not argv:
-        raise _unknown(f"bad decoder {shown!r}: expected "
-                       "exec:'COMMAND ARGS'[@profile[/policy]]")
-    try:
-        claim = parse_claim(m["claim"] or "", spec)
-    except ValueError as e:
-        raise _unknown(safe.text(e, 400)) from None
-    timeout, mode, memory = DEFAULT_TIMEOUT, None, None
-    for o in filter(None, m["opts"].split("+")):
-        k, _, v = o.partition("=")
-        if k == "timeout":
-            try:
-                timeout = float(v)
-                if not 0 < timeout < 1e6:  # and not nan, not inf (the selector's wait)
-                    raise ValueError
-            except ValueError:
-                raise _unknown(f"bad timeout in {shown!r}: a positive number of seconds") \
-                    from None
-        elif k == "mode" and v in MODES:
-            mode = v
-        elif k == "memory":
-            try:
-                memory = memory_limit_mib(v)
-            except ValueError as e:
-                raise _unknown(f"{e} in {shown!r}") from None
-        else:
-            raise _unknown(f"bad decoder option {safe.text(o, 60)!r} in {shown!r}: use "
-                           "+timeout=S, +mode=strict|replace|validate or +memory=MiB")
-    return Spec(argv, claim.profile, timeout, mode, memory, claim.policy)
 
 
 # -- the protocol --------------------------------------------------------------------
@@ -618,35 +553,40 @@ def load(spec: str) -> list[Decoder]:
     """The decoders of an ``exec:`` spec, one per mode (see the module docstring);
     the process is started to read its hello. UnknownDecoder, one line, if it
     cannot be."""
-    parsed = parse_spec(spec)
-    proc = ExecProcess(parsed.argv, timeout=parsed.timeout, memory_mib=parsed.memory_mib)
+    parsed = parse(spec)
+    if parsed.kind != "exec":
+        raise _unknown(f"not an exec decoder spec: {safe.text(spec, 200)!r}")
+    proc = ExecProcess(parsed.argv, timeout=parsed.timeout or DEFAULT_TIMEOUT,
+                       memory_mib=parsed.memory_mib)
     try:
         hello = proc.start()
     except WorkerUnavailable as e:
         proc.close()
         raise _unknown(f"decoder {safe.text(spec, 200)!r}: {safe.text(e, 300)}") from None
     modes = hello.modes
-    if parsed.mode is not None:
-        if parsed.mode not in modes:
+    if parsed.modes:
+        (mode,) = parsed.modes
+        if mode not in modes:
             proc.close()
             raise _unknown(f"decoder {safe.text(spec, 200)!r} offers "
-                           f"{' and '.join(modes)} mode, not {parsed.mode}")
-        modes = (parsed.mode,)
+                           f"{' and '.join(modes)} mode, not {mode}")
+        modes = (mode,)
     name = hello.name or re.sub(r"[^A-Za-z0-9._-]+", "-", os.path.basename(parsed.argv[0]))
     versions = {"exec": shlex.join(parsed.argv)[:300], "protocol": str(VERSION)}
     decs: list[Decoder] = []
     for m in modes:
         # a streaming client's mode is two decoders: whole inputs, and chunks
         for stream in (False, True) if hello.streams else (False,):
-            d = ExecDecoder(proc, m, name=f"exec:{name}:{m}{':stream' if stream else ''}"
-                                          f"{parsed.claim}",
-                            profile=parsed.profile or "unicode",
-                            policy=parsed.policy or "maximal-subpart", reasons=hello.reasons,
+            d = ExecDecoder(proc, m, name=parsed.name(f"exec:{name}",
+                                                      f"{m}:stream" if stream else m),
+                            profile=parsed.claim.profile or "unicode",
+                            policy=parsed.claim.policy or "maximal-subpart",
+                            reasons=hello.reasons,
                             text_only=hello.text_only, versions=versions, stream=stream,
                             family=f"exec:{name}:{m}" if hello.streams else None)
             # the spec that loads this decoder's mode alone (and its stream sibling,
             # told apart by name): a corpus entry names one decoder
-            d.spec = spec if parsed.mode is not None else f"{spec}+mode={m}"
+            d.spec = spec if parsed.modes else f"{spec}+mode={m}"
             decs.append(d)
     return decs
 

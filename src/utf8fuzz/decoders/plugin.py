@@ -5,11 +5,12 @@ returns::
 
     module:attr[@profile[/policy]][+SHAPE][+MODE...][+inprocess][+timeout=S][+memory=MiB]
 
-``module:attr`` names the object (``attr`` may be dotted; ``codec:NAME`` is a codec
-registered with Python's :mod:`codecs`). ``@profile/policy`` is its claim
-(:mod:`.claim`): it is judged against ``ref:<profile>:<policy>``; default
-``unicode`` (or the object's ``utf8fuzz_profile`` attribute) and
-``maximal-subpart``. The ``+`` words come in any order.
+parsed by :mod:`.spec` (the grammar of every decoder spec). ``module:attr`` names
+the object (``attr`` may be dotted; ``codec:NAME`` is a codec registered with
+Python's :mod:`codecs`). ``@profile/policy`` is its claim: it is judged against
+``ref:<profile>:<policy>``; default ``unicode`` (or the object's
+``utf8fuzz_profile`` attribute) and ``maximal-subpart``. The claim and the ``+``
+words come in any order (``m:f+codec@unicode+replace``).
 
 SHAPE, at most one; the view each shows is the one it is judged at:
 
@@ -104,7 +105,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from typing import Any
 
@@ -115,7 +116,6 @@ from utf8fuzz.decoders._subprocess import (
     Worker,
     WorkerUnavailable,
     frame,
-    memory_limit_mib,
 )
 from utf8fuzz.decoders.base import (
     Decoder,
@@ -125,22 +125,24 @@ from utf8fuzz.decoders.base import (
     time_limited,
 )
 from utf8fuzz.decoders.chunks import cuts
-from utf8fuzz.decoders.claim import Claim, parse_claim
+from utf8fuzz.decoders.spec import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT  # callers' default
+from utf8fuzz.decoders.spec import (
+    MODAL,
+    MODES,
+    Claim,
+    DecoderSpec,
+    parse,
+    parse_entry_point,
+    split_name,
+)
 from utf8fuzz.outcome import Outcome, bad_outcome, output_bound
 
 GROUP = "utf8fuzz.decoders"
-DEFAULT_TIMEOUT = float(os.environ.get("UTF8FUZZ_DECODER_TIMEOUT", "10"))
 REPLACE_HANDLER = "utf8fuzz.record-replace"
 
-#: The SHAPE words (see the module docstring); no word is the plain strict shape.
-SHAPES: tuple[str, ...] = ("codec", "text", "validator", "spans", "outcome", "incremental")
-#: The shapes that run once per error mode (MODE words).
-MODAL: tuple[str, ...] = ("codec", "incremental")
-#: The MODE words of the codec shape, and the view each mode's decoder shows.
-MODE_VIEW: dict[str, str] = {"strict": "strict", "replace": "replace", "ignore": "ignore",
-                             "surrogateescape": "escape"}
-MODES: tuple[str, ...] = tuple(MODE_VIEW)
-OPTIONS: tuple[str, ...] = ("inprocess", "timeout", "memory")
+#: The view each MODE word's decoder shows.
+MODE_VIEW: dict[str, str] = dict(zip(MODES, ("strict", "replace", "ignore", "escape"),
+                                     strict=True))
 #: What a codec is called on at load, in each mode, to see which it accepts: CPython
 #: looks an error handler up only when there is an error to handle.
 PROBE = b"\xff"
@@ -161,102 +163,14 @@ def _unknown(msg: str) -> Exception:
     return UnknownDecoder(msg)
 
 
-# -- the spec -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Spec:
-    """A parsed spec (see the module docstring)."""
-
-    text: str
-    target: str
-    claim: Claim
-    shape: str | None
-    modes: tuple[str, ...]  # only with the codec shape; () is every mode it accepts
-    inprocess: bool
-    timeout: float
-    memory_mib: int | None
-    timeout_given: bool = False  # +timeout=S said, not the default
-
-    def name(self, base: str, mode: str | None) -> str:
-        """The decoder's name: ``base``, ``:MODE`` for a codec mode, the claim."""
-        return base + (f":{mode}" if mode else "") + str(self.claim)
-
-    def for_mode(self, mode: str) -> str:
-        """The spec that loads this spec's decoder of ``mode`` alone."""
-        head, *words = self.text.split("+")
-        words = [w for w in words if w not in MODE_VIEW]
-        words.insert(words.index(str(self.shape)) + 1, mode)
-        return "+".join([head, *words])
-
-
-def parse_spec(spec: str, *, options: bool = True) -> Spec:
-    """``"m:f@unicode/per-byte+codec+replace+timeout=2"`` as a :class:`Spec`;
-    UnknownDecoder, one line, for anything unknown or malformed. ``options=False``
-    (an entry point's name): no ``+inprocess``, ``+timeout=``, ``+memory=``."""
-    shown = safe.text(spec, 200)
-    head, *words = spec.split("+")
-    target, at, claim_text = head.partition("@")
+def load_object(spec: DecoderSpec) -> Any:
+    """The object a plug-in spec names: ``module:attr`` imported (attr may be
+    dotted), or the codec of ``codec:NAME``."""
+    target = spec.target
+    if spec.kind == "exec":  # a program, loaded by .exec; never imported
+        raise _unknown(f"{safe.text(spec.text, 200)!r} is a program, not module:attr")
     mod, _, attr = target.partition(":")
-    if not mod or not attr:
-        raise _unknown(f"bad decoder {shown!r}: expected module:attr[@profile[/policy]]")
-    if at and not claim_text:
-        raise _unknown(f"bad decoder {shown!r}: a profile must follow '@'")
-    try:
-        claim = parse_claim(claim_text, spec)
-    except ValueError as e:
-        raise _unknown(str(e)) from None
-    shape: str | None = None
-    modes: list[str] = []
-    opts: dict[str, str] = {}
-    for w in words:
-        key, eq, value = w.partition("=")
-        if w in SHAPES:
-            if shape is not None:
-                raise _unknown(f"bad decoder {shown!r}: two shapes, +{shape} and +{w}")
-            shape = w
-        elif w in MODE_VIEW:
-            if w in modes:
-                raise _unknown(f"bad decoder {shown!r}: mode +{w} given twice")
-            modes.append(w)
-        elif key in OPTIONS and (eq != "") == (key != "inprocess") and (value or not eq):
-            if not options:
-                raise _unknown(f"bad entry point {shown!r}: +{safe.text(key, 40)} is an "
-                               "option of the command line only")
-            opts[key] = value
-        else:
-            raise _unknown(
-                f"bad decoder option +{safe.text(w, 60)} in {shown!r}: shapes are "
-                f"{', '.join(SHAPES)}; modes (with +codec) {', '.join(MODES)}; "
-                "options inprocess, timeout=S, memory=MiB")
-    if modes and shape not in MODAL:
-        raise _unknown(f"bad decoder {shown!r}: error modes (+{modes[0]}) are for the codec "
-                       f"shape (+codec+{modes[0]}) and the incremental one "
-                       f"(+incremental+{modes[0]})")
-    timeout = DEFAULT_TIMEOUT
-    if "timeout" in opts:
-        try:
-            timeout = float(opts["timeout"])
-            if not timeout > 0 or timeout == float("inf"):
-                raise ValueError
-        except ValueError:
-            raise _unknown(f"bad timeout in {shown!r}: a positive number of seconds") from None
-    memory: int | None = None
-    if "memory" in opts:
-        if "inprocess" in opts:
-            raise _unknown(f"bad {shown!r}: +memory limits a worker, and +inprocess has none")
-        try:
-            memory = memory_limit_mib(opts["memory"])
-        except ValueError as e:
-            raise _unknown(f"{safe.text(e, 200)} in {shown!r}") from None
-    return Spec(spec, target, claim, shape, tuple(modes), "inprocess" in opts, timeout, memory,
-                "timeout" in opts)
-
-
-def load_object(target: str) -> Any:
-    """Import ``module:attr`` (attr may be dotted); ``codec:NAME`` is a codec."""
-    mod, _, attr = target.partition(":")
-    if mod == "codec":
+    if spec.kind == "codec":
         try:
             return codecs.lookup(attr)
         except LookupError:
@@ -293,7 +207,7 @@ class Built:
     left_out: list[tuple[str, str]]
 
 
-def build(obj: Any, spec: Spec, base: str, *, probe: bool = True) -> Built:
+def build(obj: Any, spec: DecoderSpec, base: str, *, probe: bool = True) -> Built:
     """The decoders ``spec`` makes of ``obj`` (in this process), named from ``base``
     (``plugin:TARGET``). ``probe``: call a codec in each mode to see which it accepts
     (off where a worker does it instead)."""
@@ -400,19 +314,19 @@ def _rejection(e: LookupError | TypeError) -> str | None:
     return safe.text(describe(e), 300)
 
 
-def _load_inprocess(spec: Spec, base: str, *, probe: bool = True) -> Built:
-    return build(load_object(spec.target), spec, base, probe=probe)
+def _load_inprocess(spec: DecoderSpec, base: str, *, probe: bool = True) -> Built:
+    return build(load_object(spec), spec, base, probe=probe)
 
 
 def load_all(spec: str) -> list[Decoder]:
     """Every decoder a user named on the command line: one, or one per codec mode
     (isolated unless ``+inprocess``). A mode left out is noted on stderr."""
-    parsed = parse_spec(spec)
+    parsed = parse(spec)
     base = "plugin:" + parsed.target
     if parsed.inprocess:
         built = _load_inprocess(parsed, base)
         decs = [d for _, d in built.decoders]
-        if parsed.timeout_given:
+        if parsed.timeout is not None:
             for d in decs:  # its run(), as decode() and the fuzz loop's screen call it
                 try:
                     setattr(d, "run", time_limited(d.run, parsed.timeout))  # noqa: B010
@@ -423,7 +337,7 @@ def load_all(spec: str) -> list[Decoder]:
     else:
         # described here, probed in the worker: the user's code runs isolated
         described = _load_inprocess(parsed, base, probe=False)
-        worker = PluginWorker(parsed.text, base, timeout=parsed.timeout,
+        worker = PluginWorker(parsed.text, base, timeout=parsed.timeout or DEFAULT_TIMEOUT,
                               memory_mib=parsed.memory_mib)
         modes: list[str] = []
         left: list[tuple[str, str]] = []
@@ -841,9 +755,8 @@ class IsolatedDecoder(Decoder):
         the same decoder in this process, for its attributes; ``worker``: the spec's
         worker when its decoders share one; ``mode``: the request byte that selects
         this decoder in the worker."""
-        if profile and "@" not in spec.split("+", 1)[0]:
-            head, plus, words = spec.partition("+")
-            spec = f"{head}@{profile}{plus}{words}"
+        if profile and (parsed := parse(spec)).claim.profile is None:
+            spec = replace(parsed, claim=Claim(profile)).render()
         self.name = name or described.name
         if worker is None:
             worker = PluginWorker(spec, self.name, timeout=timeout, memory_mib=memory_mib)
@@ -909,7 +822,7 @@ def worker_main() -> None:
     sys.stdout = sys.stderr
     inp = sys.stdin.buffer
     try:
-        built = _load_inprocess(parse_spec(spec, options=True), base)
+        built = _load_inprocess(parse(spec), base)
     except Exception as e:
         out.write(frame(json.dumps({"ok": False, "error": str(e)}).encode()))
         return
@@ -942,30 +855,12 @@ def worker_main() -> None:
 # -- entry points ---------------------------------------------------------------------
 
 
-def entry_spec(ep_name: str, ep_value: str) -> tuple[str, Spec]:
-    """An entry point's decoder base name (``plugin:NAME``) and its spec: the claim,
-    shape and modes written after the name (``mydecoder@unicode/per-byte+validator``)
-    applied to the value (``module:attr``)."""
-    short, rest = _split_name(ep_name)
-    if not short:
-        raise _unknown(f"bad entry point {safe.text(ep_name, 200)!r}: a name must come "
-                       "before the claim")
-    return f"plugin:{short}", parse_spec(ep_value.strip() + rest, options=False)
-
-
-def _split_name(ep_name: str) -> tuple[str, str]:
-    """``"mydecoder@unicode+text"`` -> ``("mydecoder", "@unicode+text")``."""
-    cut = min((i for i in (ep_name.find("@"), ep_name.find("+")) if i >= 0),
-              default=len(ep_name))
-    return ep_name[:cut], ep_name[cut:]
-
-
 def discover() -> list[Decoder | Unavailable]:
     found: list[Decoder | Unavailable] = []
     for ep in metadata.entry_points(group=GROUP):
-        base = f"plugin:{_split_name(ep.name)[0] or ep.name}"
+        base = f"plugin:{split_name(ep.name)[0] or ep.name}"
         try:
-            base, spec = entry_spec(ep.name, ep.value)
+            spec = parse_entry_point(ep.name, ep.value)[1]
             described = build(ep.load(), spec, base, probe=False)
             worker = PluginWorker(spec.text, base)
             modes, left = worker.probe() if spec.shape in MODAL else ([], [])

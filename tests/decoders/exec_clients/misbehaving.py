@@ -19,11 +19,13 @@ begin with a word make it fail in one way each:
 
 Run with ``--bad-hello`` it starts with a hello of the wrong protocol version;
 with ``--surrogatepass`` it accepts encoded surrogates (ED A0 80 is U+D800), a
-divergence from the unicode profile for the fuzzer to find.
+divergence from the unicode profile for the fuzzer to find; with ``--say-args`` its
+hello's free text says its arguments (``"args"``, JSON), as it received them.
 """
 
 from __future__ import annotations
 
+import json
 import struct
 import sys
 import time
@@ -66,8 +68,11 @@ def main() -> None:
     name = b"misbehaving"
     flags = next((int(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--flags=")),
                  1 | 4)
+    about = {"python": f"{sys.version_info[0]}.{sys.version_info[1]}"}
+    if "--say-args" in sys.argv:
+        about["args"] = json.dumps(sys.argv[1:])
     out.write(frame(b"U8FZ" + struct.pack("<HHH", version, flags, len(name)) + name
-                    + b'{"python": "%d.%d"}' % sys.version_info[:2]))
+                    + json.dumps(about).encode()))
     out.flush()
     while True:
         head = inp.read(4)
