@@ -20,8 +20,11 @@ Engines.
 
 Both first replay the seeds (``corpus/seeds`` and ``corpus/inputs``, less the inputs
 of entries that end a process, :func:`~.recover.kills_process`), so a bug the seeds
-show is found in the first second of any run. Both screen (:mod:`.finder`):
-``full_every`` (None: ``$UTF8FUZZ_FULL_EVERY`` or 8) inputs in one are decoded in full.
+show is found in the first second of any run. A corpus whose ``seeds/`` holds none (one
+``utf8fuzz init`` did not make) is given the packaged boundary seeds instead
+(:func:`utf8fuzz.engine.boundaries.seed_files`, what ``init`` writes there). Both
+screen (:mod:`.finder`): ``full_every`` (None: ``$UTF8FUZZ_FULL_EVERY`` or 8) inputs
+in one are decoded in full.
 On those, both count which error-cutting policy each decoder follows
 (:mod:`.policy_tally`), merged into ``<corpus>/fingerprints.json`` by each worker
 and target as it goes and when it ends.
@@ -80,8 +83,8 @@ from typing import Any, NoReturn
 
 from utf8fuzz import safe
 from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.engine import boundaries, targets
 from utf8fuzz.engine import corpus as corpus_mod
-from utf8fuzz.engine import targets
 from utf8fuzz.engine.explain import Explanation, explain, group
 from utf8fuzz.engine.finder import Finder, InFlight, full_every_default
 from utf8fuzz.engine.known import Known
@@ -172,6 +175,11 @@ class Work:
         return self.root / "libfuzzer-seeds"
 
     @property
+    def boundary_seeds(self) -> Path:
+        """The packaged boundary seeds, for a corpus whose ``seeds/`` holds none."""
+        return self.root / "boundary-seeds"
+
+    @property
     def hypothesis(self) -> Path:
         """Hypothesis's directory (a cache), and the workers' in-flight files."""
         return self.root / "hypothesis"
@@ -186,7 +194,7 @@ class Work:
             d.mkdir(parents=True, exist_ok=True)
 
     def clean(self) -> None:
-        for d in (self.tmp, self.libfuzzer_seeds):
+        for d in (self.tmp, self.libfuzzer_seeds, self.boundary_seeds):
             shutil.rmtree(d, ignore_errors=True)
 
 
@@ -273,14 +281,21 @@ def _ended(code: int | None) -> str:
     return f"exited with status {code}"
 
 
+def _seed_paths(d: Path) -> list[Path]:
+    """The seed files of directory ``d`` (none when it is missing), by name."""
+    return [p for p in (sorted(d.iterdir()) if d.is_dir() else [])
+            if not p.name.startswith(".") and p.suffix != ".md" and p.is_file()]
+
+
 def seeds(corpus: Path) -> list[bytes]:
-    """The files of ``seeds/`` and ``inputs/``. One over ``corpus.MAX_INPUT_BYTES``, or
-    not readable, is skipped with a note on stderr, never read whole."""
+    """The files of ``seeds/`` (where it holds none, the packaged boundary seeds, by
+    name) and ``inputs/``. One over ``corpus.MAX_INPUT_BYTES``, or not readable, is
+    skipped with a note on stderr, never read whole."""
     out = []
+    if not _seed_paths(Path(corpus) / "seeds"):
+        out = [data for _, data in sorted(boundaries.seed_files().items())]
     for d in (Path(corpus) / "seeds", corpus_mod.inputs_dir(corpus)):
-        for p in sorted(d.iterdir()) if d.is_dir() else []:
-            if p.name.startswith(".") or p.suffix == ".md" or not p.is_file():
-                continue
+        for p in _seed_paths(d):
             try:
                 out.append(corpus_mod.read_seed(p))
             except corpus_mod.CorpusError as e:
@@ -660,9 +675,20 @@ class _FoundLog:
 
 
 def _seed_dirs(corpus: Path, work: Work, exclude: set[bytes]) -> list[Path]:
-    """The seed directories libFuzzer reads; with inputs to leave out, a copy of
-    them without those (hard links where possible) in ``work``."""
-    dirs = [d for d in (corpus / "seeds", corpus_mod.inputs_dir(corpus)) if d.is_dir()]
+    """The seed directories libFuzzer reads (``seeds/``, or where it holds none the
+    packaged boundary seeds written into ``work``; ``inputs/``); with inputs to leave
+    out, a copy of them without those (hard links where possible) in ``work``."""
+    given = corpus / "seeds"
+    if not _seed_paths(given):
+        given = work.boundary_seeds
+        packaged = boundaries.seed_files()
+        if {p.name for p in _seed_paths(given)} != set(packaged):
+            given.mkdir(parents=True, exist_ok=True)
+            for name, data in packaged.items():  # a scratch copy: no fsync, still whole
+                tmp = given / f".{name}.{os.getpid()}.tmp"
+                tmp.write_bytes(data)
+                os.replace(tmp, given / name)
+    dirs = [d for d in (given, corpus_mod.inputs_dir(corpus)) if d.is_dir()]
     for name in {hashlib.sha1(x).hexdigest() for x in exclude}:  # libFuzzer's file names
         (work.libfuzzer_corpus / name).unlink(missing_ok=True)
     if not exclude:
