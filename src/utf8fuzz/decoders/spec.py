@@ -210,8 +210,7 @@ def parse(text: str, *, command_line: bool = True) -> DecoderSpec:
             raise _unknown(f"bad decoder {shown!r}: expected "
                            "exec:'COMMAND ARGS'[@profile[/policy]][+word...]")
     else:
-        cut = min((i for i in (text.find("+"), text.find("@")) if i >= 0), default=len(text))
-        head, tail = text[:cut], text[cut:]
+        head, tail = split_name(text)
         target = head
         mod, _, attr = head.partition(":")
         kind = "codec" if mod == "codec" else "plugin"
@@ -283,12 +282,11 @@ def _vocabulary(kind: Kind) -> str:
             "options inprocess, timeout=S, memory=MiB")
 
 
-def split_name(ep_name: str) -> tuple[str, str]:
-    """An entry point's name split where its words begin:
-    ``"mydecoder@unicode+text"`` -> ``("mydecoder", "@unicode+text")``."""
-    cut = min((i for i in (ep_name.find("@"), ep_name.find("+")) if i >= 0),
-              default=len(ep_name))
-    return ep_name[:cut], ep_name[cut:]
+def split_name(text: str) -> tuple[str, str]:
+    """A plug-in spec or an entry point's name split where its words begin (its first
+    ``+`` or ``@``): ``"mydecoder@unicode+text"`` -> ``("mydecoder", "@unicode+text")``."""
+    cut = min((i for i in (text.find("@"), text.find("+")) if i >= 0), default=len(text))
+    return text[:cut], text[cut:]
 
 
 def parse_entry_point(ep_name: str, ep_value: str) -> tuple[str, DecoderSpec]:
