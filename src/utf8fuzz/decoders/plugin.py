@@ -5,7 +5,7 @@ returns::
 
     module:attr[@profile[/policy]][+SHAPE][+MODE...][+inprocess][+timeout=S][+memory=MiB]
 
-parsed by :mod:`.spec` (the grammar of every decoder spec). ``module:attr`` names
+It is parsed by :mod:`.spec`, the grammar of every decoder spec. ``module:attr`` names
 the object (``attr`` may be dotted; ``codec:NAME`` is a codec registered with
 Python's :mod:`codecs`). ``@profile/policy`` is its claim: it is judged against
 ``ref:<profile>:<policy>``; default ``unicode`` (or the object's
