@@ -348,7 +348,7 @@ class Judge:
         value beside an error that kept its own: a different replacement, blamed on
         the error nearest to where it is). A run of errors for a value its
         bytes do not spell (by the bit layout alone: :func:`_spelled`) costs two
-        (and, as a merge, one more for each error after the first):
+        (and, being also a merge, one more for each error after the first):
         so a decoder that decodes C0 80 to U+0000 is blamed for exactly that, not
         for a neighbouring error whose U+FFFD the alignment could move onto it.
 
@@ -450,8 +450,8 @@ class Judge:
                     code = t * 4 + acc
                     for j in range(t + 1, run_end[t] + 1):
                         spelled = _spelled(data[toks[t].start : toks[j - 1].end]) == y
-                        # and an edit for each further error merged into it
-                        relax(j * width + p + 1, c + (1 if spelled else 2) + j - t - 1,
+                        # unspelled, it is also a merge: an edit for each further error
+                        relax(j * width + p + 1, c + (1 if spelled else 1 + j - t),
                               f if f != none else code)
         last = n_t * width + n_p
         if cost[last] == big or first[last] == none:

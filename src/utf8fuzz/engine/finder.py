@@ -241,6 +241,10 @@ class Finder:
         # Rule, None where it predicts nothing), and how many inputs were asked
         # whether they show another cause (_other_causes)
         self._causes: dict[Signature, tuple[dict[str, Rule | None], list[int]]] = {}
+        # every rule recorded in this run that predicts outcomes, by the decoder it
+        # explains: an input one of them predicts is that cause's evidence, whatever
+        # signature its first difference got
+        self._predictors: dict[str, dict[str, Rule]] = {}
         #: The policy tally of the inputs compared in full (None: not kept).
         # (the out-of-process decoders are not in the differ's per-input results:
         # judged in bulk, they never show a full one)
@@ -413,10 +417,15 @@ class Finder:
             by = self._sibling_divergence(res, div) or div
             out = res.outcomes.get(by.decoders[0])
             if out is None or not out.ok or asked[0] >= CAUSE_CHECKS or _predicted(
-                    rules, data, out, by.signature.profile,
+                    self._predictors.get(by.decoders[0], {}), data, out, by.signature.profile,
                     self.by_name[by.decoders[0]].policy):
                 continue
             asked[0] += 1
+            s = by.signature
+            policy = self.by_name[by.decoders[0]].policy
+            if len(data) <= LONG_INPUT and explain(
+                    data, out, s.profile, policy, s.klass, s.feature).rule in rules:
+                continue  # the first rule that holds is one recorded: not worth checking
             self._record(data, str(div.signature), first=res)
 
     def _record(self, data: bytes, sig: str, first: Result | None = None) -> None:
@@ -439,6 +448,7 @@ class Finder:
         dec = self.by_name[theirs]
         out0 = first.outcomes[theirs]
         known = self._causes.get(div0.signature, ({}, [0]))[0]
+        predictors = self._predictors.get(theirs, {})
         rule: Rule | None = None
         key0 = ""
         if out0.ok and len(data) <= LONG_INPUT:
@@ -464,11 +474,11 @@ class Finder:
                 d = next((x for x in r.divergences if x.decoders == (mine,) and (
                     x.signature.klass == div0.signature.klass if fallback
                     else str(x.signature) == sig)), None)
-                if d is None or not known:
+                if d is None or not known:  # not another cause: any core will do
                     return d is not None
                 o = r.outcomes.get(theirs)
                 return o is not None and o.ok and not _predicted(
-                    known, b, o, by0.signature.profile, dec.policy)
+                    predictors, b, o, by0.signature.profile, dec.policy)
             d = next((x for x in r.divergences if x.decoders == (mine,)), None)
             if d is None:
                 return False
@@ -521,10 +531,12 @@ class Finder:
         if str(fid.get("rule")) in rules:
             return  # the core is of a cause recorded already
         again = bool(rules)  # another cause under a signature saved already
-        rules[str(fid.get("rule"))] = rule_of(
+        made = rules[str(fid.get("rule"))] = rule_of(
             res.data, by.signature.profile, self.by_name[by.decoders[0]].policy,
             by.signature.klass, by.signature.feature, str(fid.get("rule")),
             res.outcomes.get(by.decoders[0]))
+        if made is not None and made.predict is not None:
+            self._predictors.setdefault(by.decoders[0], {})[str(fid.get("rule"))] = made
         rules.setdefault(key0, None)
         path = None
         if self.corpus is not None and not again:
@@ -579,14 +591,13 @@ def runner(decoder: Decoder, alone: dict[str, Differ] | None = None,
     return run
 
 
-def _predicted(rules: dict[str, Rule | None], data: bytes, out: Outcome, profile: str,
+def _predicted(rules: dict[str, Rule], data: bytes, out: Outcome, profile: str,
                policy: str) -> bool:
     """Does one of ``rules`` that predicts outcomes predict ``out`` on ``data``, as
     far as its first difference from the reference (:func:`.explain.explains_first`:
     what its signature names)?"""
-    return any(r is not None and r.predict is not None and (
-        r.holds(data, out) or explains_first(r, data, out, profile, policy))
-        for r in rules.values())
+    return any(r.holds(data, out) or explains_first(r, data, out, profile, policy)
+               for r in rules.values())
 
 
 def finding_of(data: bytes, sig: Signature, out: Outcome, decoder: Decoder,
