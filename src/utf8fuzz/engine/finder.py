@@ -7,6 +7,16 @@ outcomes of *that* input), and saves the entry atomically. Signatures already in
 corpus are not minimized again: that is what keeps a nightly run fast once the
 known bugs are recorded.
 
+To the cause (:meth:`Finder._record`). The input is explained first, and minimized
+while that explanation holds, not merely its signature, so that a core shows the
+cause it was met for and no wrong blame survives. A later input whose signature was
+recorded in this run, but whose first difference no rule recorded for the decoder
+predicts, may show another cause at the same place: it is explained and minimized in
+turn (:meth:`Finder._other_causes`, at most :data:`CAUSE_CHECKS` inputs a
+signature), so that three bugs at one feature are three findings. A cause whose
+core lands on a signature recorded already is that finding's evidence, not saved
+again; the corpus keeps one entry a signature.
+
 Screening (:mod:`.screening`). The finder's differ screens: every ``full_every``-th
 input is decoded in full by every decoder, the others only by the decoders whose
 cheap screen disagrees with the reference. The default is :data:`FULL_EVERY` or
