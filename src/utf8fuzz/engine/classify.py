@@ -313,7 +313,9 @@ class Judge:
             return True
         if toks[k].kind == "char":
             return False
-        return self._spelling_run(k, {theirs[k]}) is None
+        # a byte passed through as Latin-1 is its own value too (bytes-as-latin1)
+        return self._spelling_run(k, {theirs[k]}) is None and not (
+            toks[k].end - toks[k].start == 1 and self.data[toks[k].start] == theirs[k])
 
     def _spelling_run(self, i: int, values: set[int]) -> int | None:
         """The end (exclusive token index) of the shortest run of errors from token

@@ -12,7 +12,7 @@ while that explanation holds, not merely its signature, so that a core shows the
 cause it was met for and no wrong blame survives. A later input whose signature was
 recorded in this run, but whose first difference no rule recorded for the decoder
 predicts, may show another cause at the same place: it is explained and minimized in
-turn (:meth:`Finder._other_causes`, at most :data:`CAUSE_CHECKS` inputs a
+turn (:meth:`Finder._other_causes`, the first :data:`CAUSE_CHECKS` inputs a
 signature), so that three bugs at one feature are three findings. A cause whose
 core lands on a signature recorded already is that finding's evidence, not saved
 again; the corpus keeps one entry a signature.
@@ -92,8 +92,9 @@ from utf8fuzz.outcome import Outcome
 FULL_EVERY = 8
 FULL_EVERY_ENV = "UTF8FUZZ_FULL_EVERY"
 #: Inputs asked per signature and run whether they show another cause than the ones
-#: recorded for it (:meth:`Finder._other_causes`): a count, not seconds.
-CAUSE_CHECKS = 16
+#: recorded (:meth:`Finder._other_causes`): a count, not seconds (each costs a
+#: prediction or two; one that may show another cause, an explanation).
+CAUSE_CHECKS = 64
 #: Inputs compared together by :meth:`Finder.queue`, a round (``$UTF8FUZZ_ROUND``).
 ROUND = 32
 ROUND_ENV = "UTF8FUZZ_ROUND"
@@ -417,8 +418,8 @@ class Finder:
     def _other_causes(self, data: bytes, res: Result) -> None:
         """An input whose divergences all have signatures recorded in this run: where
         no rule recorded for a signature predicts this input's whole outcome, it may
-        show another cause at the same place, and is recorded in turn (at most
-        :data:`CAUSE_CHECKS` inputs a signature and run: a count)."""
+        show another cause at the same place, and is recorded in turn (the first
+        :data:`CAUSE_CHECKS` inputs a signature and run are asked: a count)."""
         for div in res.divergences:
             causes = self._causes.get(div.signature)
             if causes is None or div.signature.klass in FAILURES:
@@ -426,11 +427,12 @@ class Finder:
             rules, asked = causes
             by = self._sibling_divergence(res, div) or div
             out = res.outcomes.get(by.decoders[0])
-            if out is None or not out.ok or asked[0] >= CAUSE_CHECKS or _predicted(
-                    self._predictors.get(by.decoders[0], {}), data, out, by.signature.profile,
-                    self.by_name[by.decoders[0]].policy):
+            if out is None or not out.ok or asked[0] >= CAUSE_CHECKS:
                 continue
             asked[0] += 1
+            if _predicted(self._predictors.get(by.decoders[0], {}), data, out,
+                          by.signature.profile, self.by_name[by.decoders[0]].policy):
+                continue
             s = by.signature
             policy = self.by_name[by.decoders[0]].policy
             if len(data) <= LONG_INPUT and explain(
