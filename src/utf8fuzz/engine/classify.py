@@ -284,19 +284,49 @@ class Judge:
         swallowed bytes (or one too many) is blamed on the run of errors it belongs
         to, not on the character that happens to be misaligned after it. From the
         first mismatch (:meth:`_replace_first_mismatch`), which is exact while every
-        U+FFFD is a replacement; where the input holds a literal U+FFFD, one of the
-        decoder's can line up with it, and a cheapest alignment decides
-        (:meth:`_replace_alignment`)."""
+        U+FFFD is a replacement and every other value the decoder gives for an error
+        is one its bytes spell; where the input holds a literal U+FFFD (one of the
+        decoder's can line up with it), or the decoder gives a value no bytes there
+        spell (an extra output, not an error's bytes taken as a character), a
+        cheapest alignment decides (:meth:`_replace_alignment`)."""
         mine = self.view("replace")  # index k is reference token k
         k = _prefix(mine, theirs)
         x = theirs[k] if k < len(theirs) else None
         detail = (f"output {k}: reference {_cp(mine[k] if k < len(mine) else None)}, "
                   f"decoder {_cp(x)}")
-        if any(t.value == REPLACEMENT and t.kind == "char" for t in self.tokens):
+        if (any(t.value == REPLACEMENT and t.kind == "char" for t in self.tokens)
+                or self._unspelled(theirs, k)):
             found = self._replace_alignment(theirs)
             if found is not None:
                 return (found[1], found[0], "replace", detail)
         return (*self._replace_first_mismatch(theirs, k), "replace", detail)
+
+    def _unspelled(self, theirs: tuple[int, ...], k: int) -> bool:
+        """Is the decoder's output at the first mismatch ``k`` a value other than
+        U+FFFD where the reference has an error (or nothing), which no run of errors
+        starting there spells (:func:`_spelled`)? Then the first mismatch can only
+        guess what it belongs to."""
+        toks = self.tokens
+        if k >= len(theirs) or theirs[k] == REPLACEMENT:
+            return False
+        if k >= len(toks):
+            return True
+        if toks[k].kind == "char":
+            return False
+        # a byte passed through as Latin-1 is its own value too (bytes-as-latin1)
+        return self._spelling_run(k, {theirs[k]}) is None and not (
+            toks[k].end - toks[k].start == 1 and self.data[toks[k].start] == theirs[k])
+
+    def _spelling_run(self, i: int, values: set[int]) -> int | None:
+        """The end (exclusive token index) of the shortest run of errors from token
+        ``i`` whose bytes spell one of ``values`` (:func:`_spelled`), else None."""
+        toks = self.tokens
+        j = i
+        while j < len(toks) and toks[j].kind != "char" and toks[j].end - toks[i].start <= 6:
+            if _spelled(self.data[toks[i].start : toks[j].end]) in values:
+                return j + 1
+            j += 1
+        return None
 
     #: Edits of the replace view's alignment, in the order a tie is broken.
     _EDITS = ("accepts-ill-formed", "different-replacement", "rejects-well-formed",
@@ -312,12 +342,15 @@ class Judge:
         it, and that error is blamed; else a different code point); a character
         for nothing, swallowed by the error right before it (dropped costs two: a
         literal U+FFFD beside a run of errors merged into one U+FFFD is the merge,
-        not the literal one lost); an error
-        for nothing, or a run of errors for one U+FFFD (a different replacement); a
-        run of errors for one other value (the bytes were accepted); an output no
-        token accounts for (an extra U+FFFD, blamed on the error nearest to where
-        it is; an extra value kept for an error). A run of errors for a value its
-        bytes do not spell (by the bit layout alone: :func:`_spelled`) costs two:
+        not the literal one lost); an error for nothing, or a run of errors for one
+        U+FFFD (a different replacement: an edit for each error that lost its own,
+        so that beside a literal U+FFFD, errors dropped are never a merge and the
+        literal one lost); a run of errors for one other value (the bytes were
+        accepted); an output no token accounts for (an extra U+FFFD or another
+        value beside an error that kept its own: a different replacement, blamed on
+        the error nearest to where it is). A run of errors for a value its
+        bytes do not spell (by the bit layout alone: :func:`_spelled`) costs two
+        (and, being also a merge, one more for each error after the first):
         so a decoder that decodes C0 80 to U+0000 is blamed for exactly that, not
         for a neighbouring error whose U+FFFD the alignment could move onto it.
 
@@ -379,8 +412,8 @@ class Judge:
                     y = theirs[p]
                     # an output no token accounts for
                     a = near[t]
-                    if a >= 0:
-                        code = a * 4 + (rep if y == REPLACEMENT else acc)
+                    if a >= 0:  # the error still has its own output: this is more
+                        code = a * 4 + rep
                     else:
                         code = min(t, max(n_t - 1, 0)) * 4 + (rej if y == REPLACEMENT else cpt)
                     relax(row + p + 1, c + 1, f if f != none else code)
@@ -413,12 +446,14 @@ class Judge:
                     relax(nxt + 1, c, f)
                     code = t * 4 + rep
                     for j in range(t + 2, run_end[t] + 1):
-                        relax(j * width + p + 1, c + 1, f if f != none else code)
+                        # as many edits as errors that lost their own U+FFFD
+                        relax(j * width + p + 1, c + j - t - 1, f if f != none else code)
                 else:
                     code = t * 4 + acc
                     for j in range(t + 1, run_end[t] + 1):
                         spelled = _spelled(data[toks[t].start : toks[j - 1].end]) == y
-                        relax(j * width + p + 1, c + (1 if spelled else 2),
+                        # unspelled, it is also a merge: an edit for each further error
+                        relax(j * width + p + 1, c + (1 if spelled else 1 + j - t),
                               f if f != none else code)
         last = n_t * width + n_p
         if cost[last] == big or first[last] == none:
@@ -475,6 +510,16 @@ class Judge:
             return ("different-replacement", self.first_error(), "ignore", detail)
         inserted = self._inserted_at(theirs)
         if inserted is not None:
+            # of the errors an alignment could give the extra values to, the first
+            # whose bytes spell one of them: its decoding explains them (C0 BD is
+            # the U+003D after FE, not FE)
+            kept = Counter(theirs)
+            kept.subtract(mine)
+            values = {v for v, n in kept.items() if n > 0 and v != REPLACEMENT}
+            if values:
+                inserted = next((i for i in range(inserted, len(self.tokens))
+                                 if self.tokens[i].kind != "char"
+                                 and self._spelling_run(i, values) is not None), inserted)
             return (_kept_class(theirs, mine), inserted, "ignore", detail)
         if k >= len(mine):
             return (_kept_class(theirs[k:], ()), self.last_error(), "ignore", detail)

@@ -18,6 +18,17 @@ attribute, else the name's part before the first ``:``) and profile ran on the i
 and does *not* diverge in the same way; otherwise the incremental decoder has the
 same bug as its one-shot sibling and gets the ordinary class.
 
+Siblings that show positions. A view without offsets (a text: replace, ignore; a
+validator's accept) says only *that* a decoder differs, and its anchor is an
+alignment's best guess. Where a decoder of the same library (:func:`.explain.family`:
+a ``+codec`` plug-in's modes, an adapter's error modes) claims the same profile and
+policy and shows positions (tokens, spans, strict, escape), and it differs on the
+same input, the position-less decoder's difference takes that sibling's class,
+feature and offset (the first such sibling in :data:`POSITIONED` order that
+differs): the bytes are blamed where the positions are, and both are evidence of
+one cause. A sibling that agrees leaves the decoder its own (aligned) anchor: a
+difference only that view shows.
+
 The boundary. Every outcome a decoder hands the differ is checked there
 (:func:`utf8fuzz.outcome.checked`: spans inside the input and in order, code points
 in range, no view past :func:`~utf8fuzz.outcome.output_bound`); one that fails is
@@ -40,6 +51,7 @@ from typing import Any, cast
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.classify import VIEW_ORDER, Judge, Mismatch, feature_at
+from utf8fuzz.engine.explain import family
 from utf8fuzz.engine.result import Difference, Grouper, Result
 from utf8fuzz.engine.screening import (
     AgreedScreens,
@@ -57,6 +69,11 @@ from utf8fuzz.engine.screening import (
 from utf8fuzz.engine.signature import FAILURES, failure_feature
 from utf8fuzz.outcome import VIEWS, Outcome, checked
 from utf8fuzz.profiles import REGISTRY
+
+#: The views that show where an error is, in the order a sibling is chosen by
+#: (see the module docstring): every token, every error span, the first error's
+#: span, each ill-formed byte escaped.
+POSITIONED: tuple[str, ...] = ("tokens", "spans", "strict", "escape")
 
 # tuple.__new__: a NamedTuple made without its Python-level __new__ frame (the fuzz
 # loop makes one per divergent decoder per input, known divergences included)
@@ -183,6 +200,8 @@ class Differ:
             if not d.incremental:
                 self._oneshot.setdefault((_family(d), d.profile), []).append(d.name)
         self._family = {d.name: _family(d) for d in self.decoders if d.incremental}
+        #: Each position-less decoder's siblings that show positions, best first.
+        self.siblings: dict[str, tuple[str, ...]] = _siblings(self.decoders)
 
     @property
     def profiles(self) -> list[str]:
@@ -270,7 +289,8 @@ class Differ:
                             screened=AgreedScreens(plan.entries, screened[j][0]),
                             oracles=self.references)
             if diffs[j]:
-                result._diffs, result._group = self._incremental(diffs[j]), self._grouper
+                result._diffs, result._group = (self._incremental(self._by_sibling(diffs[j])),
+                                                self._grouper)
             results.append(result)
         return results
 
@@ -319,7 +339,8 @@ class Differ:
                 results.append(Result(
                     data, outcomes, self._names, full=False,
                     walks={k: r.walk for k, r in refs.items()}, oracles=self.references,
-                    divergences=self._grouper.divergences(self._incremental(diffs))))
+                    divergences=self._grouper.divergences(
+                        self._incremental(self._by_sibling(diffs)))))
         return results
 
     def _judge(self, d: Decoder, ref: Judge, out: Outcome | dict[str, Any]) -> Difference | None:
@@ -343,6 +364,25 @@ class Differ:
         each decoder's first difference, in any view it shows)."""
         return self.run(data, full=True).signatures
 
+    def _by_sibling(self, diffs: list[Difference]) -> list[Difference]:
+        """Each position-less decoder's difference anchored where its first sibling
+        that shows positions and differs too is (the module docstring)."""
+        sib = self.siblings
+        if len(diffs) < 2 or not sib or not any(x.decoder in sib for x in diffs):
+            return diffs
+        by_name = {x.decoder: x for x in diffs}
+        out: list[Difference] = []
+        for x in diffs:
+            if x.decoder in sib and x.klass not in FAILURES:
+                s = next((y for n in sib[x.decoder]
+                          if (y := by_name.get(n)) is not None and y.klass not in FAILURES),
+                         None)
+                if s is not None:
+                    x = Difference(x.decoder, x.profile, s.klass, s.feature, s.offset, x.view,
+                                   f"{x.detail}; {s.decoder} shows where: {s.detail}")
+            out.append(x)
+        return out
+
     def _incremental(self, diffs: list[Difference]) -> list[Difference]:
         incr = self._incr
         if not any(x.decoder in incr for x in diffs):
@@ -362,6 +402,27 @@ class Differ:
                                    x.offset, x.view, x.detail)
             out.append(x)
         return out
+
+
+def _siblings(decoders: Iterable[Decoder]) -> dict[str, tuple[str, ...]]:
+    """For each one-shot decoder that shows no view of :data:`POSITIONED`, the one-shot
+    decoders of its library (:func:`.explain.family`) and claim that show one, by
+    the first such view each shows (:data:`POSITIONED` order), then by name."""
+    def rank(d: Decoder) -> int:
+        return next((i for i, v in enumerate(POSITIONED) if v in d.shows), len(POSITIONED))
+
+    one_shot = [d for d in decoders if not d.incremental]
+    out: dict[str, tuple[str, ...]] = {}
+    for d in one_shot:
+        if rank(d) < len(POSITIONED):
+            continue
+        mine = (family(d.name), d.profile, d.policy)
+        sibs = sorted((s for s in one_shot if s is not d and rank(s) < len(POSITIONED)
+                       and (family(s.name), s.profile, s.policy) == mine),
+                      key=lambda s: (rank(s), s.name))
+        if sibs:
+            out[d.name] = tuple(s.name for s in sibs)
+    return out
 
 
 def _family(d: Decoder) -> str:

@@ -25,7 +25,10 @@ in this order, the first that reproduces every view the decoder showed deciding:
 3. a view transformation: its ignore view keeps one U+FFFD per error
    (``ignore-substitutes``); its text shows each ill-formed byte as U+0080..U+00FF
    (``bytes-as-latin1``); it takes the bytes a lead announces unchecked
-   (``continuations-unchecked``, also ``+latin1``);
+   (``continuations-unchecked``, also ``+latin1``); its text holds code points no
+   bytes spell at one kind of place: before the error that holds a lead the end of
+   the input cuts short, before or after each error, at the end
+   (``inserts:before-cut-short-end:U+0030``);
 4. a token rule: every error of one spec feature takes the byte after it into the
    same U+FFFD (``swallows-next-byte:incomplete-4-byte-sequence``: the byte that
    ended a truncated sequence is lost);
@@ -73,7 +76,7 @@ from utf8fuzz.decoders.chunks import cuts
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.generalize import byte_classes
 from utf8fuzz.engine.signature import feature_of
-from utf8fuzz.outcome import Outcome, Token, ViewUnavailable
+from utf8fuzz.outcome import REPLACEMENT, Outcome, Token, ViewUnavailable
 from utf8fuzz.policies import POLICIES
 from utf8fuzz.profiles import REGISTRY
 from utf8fuzz.profiles.table import Profile, bits_value, structural_length
@@ -178,6 +181,34 @@ def _same(pred: Prediction, out: Outcome) -> bool:
         return False
 
 
+def explains_first(rule: Rule, data: bytes, out: Outcome, profile: str, policy: str) -> bool:
+    """Does ``rule`` predict ``out`` up to and including its first difference from
+    the reference (``profile``, ``policy``), at every view ``out`` shows? What a
+    signature names is that first difference: an input whose first difference a
+    rule predicts is that rule's evidence there, whatever else it shows further
+    on (another cause's, at another place)."""
+    if rule.predict is None:
+        return False
+    base, override = rule.predict(data)
+    ref = _ref(profile, policy).decode(data)
+    try:
+        for v in _shown(out):
+            mine, want = out.view(v), override[v] if v in override else base.view(v)
+            if mine == want:
+                continue
+            theirs = ref.view(v)
+            if not (isinstance(mine, tuple) and isinstance(want, tuple)
+                    and isinstance(theirs, tuple)):
+                return False
+            k = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
+                      if a != b), min(len(mine), len(theirs)))
+            if mine[:k + 1] != want[:k + 1]:
+                return False
+    except ViewUnavailable:
+        return False
+    return True
+
+
 def _reference_rule(rule: str, text: str, severity: str, profile: str,
                     policy: str) -> Rule:
     def predict(data: bytes) -> Prediction:
@@ -272,6 +303,8 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
             + ("; a high and a low surrogate so taken make one pair, as the profile's "
                "pairs do" if any(r.length == 6 for r in mine.table.rows) else ""),
             "non-conformance"), _unchecked(mine, latin1))
+    if out is not None:
+        yield from _insertion_rules(data, mine, out)
     merged: list[str] = []
     for t in mine.decode(data).tokens[:-1]:
         f = feature_of(data, t, table)
@@ -322,6 +355,80 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                 "non-conformance"), None)
     yield Rule(Explanation(f"{klass}/{feature}", f"{klass.replace('-', ' ')} at {feature}",
                            _severity(klass)), None)
+
+
+#: Where an extra output goes (:func:`_insertion_rules`), in the words of a rule.
+_PLACES: dict[str, str] = {
+    "at-end": "at the end of its text, whatever the input",
+    "before-cut-short-end": "before the output of the token that holds a lead byte the "
+                            "end of the input cuts short of the bytes it announces (RFC "
+                            "2279 section 2)",
+    "before-each-error": "before the output of each error",
+    "after-each-error": "after the output of each error",
+}
+
+
+def _insertion_rules(data: bytes, ref: Reference, out: Outcome) -> Iterator[Rule]:
+    """Where the decoder's text (its replace or ignore view) is the reference's with
+    one stretch of extra code points in it (no byte spells them: an output nothing
+    in the input accounts for), the rules that put that stretch at one kind of place
+    (:data:`_PLACES`); each is checked on fresh inputs like any other."""
+    views = [v for v in ("replace", "ignore") if v in out.shows]
+    if not views or not out.ok:
+        return
+    r = ref.decode(data)
+    try:
+        theirs, mine = out.view(views[0]), r.view(views[0])
+    except ViewUnavailable:
+        return
+    extra = len(theirs) - len(mine)
+    if extra <= 0:
+        return
+    a = next((i for i in range(len(mine)) if theirs[i] != mine[i]), len(mine))
+    if theirs[:a] + theirs[a + extra:] != mine:
+        return  # not one stretch inserted
+    text = tuple(theirs[a : a + extra])
+    label = " ".join(f"U+{c:04X}" for c in text)
+    for place, where in _PLACES.items():
+        yield Rule(Explanation(
+            f"inserts:{place}:{label.replace(' ', '+')}",
+            f"it writes {label}, which no bytes of the input spell, {where}",
+            "non-conformance"), _inserting(ref, text, place))
+
+
+def _inserting(ref: Reference, text: tuple[int, ...], place: str
+               ) -> Callable[[bytes], Prediction]:
+    def predict(d: bytes) -> Prediction:
+        r = ref.decode(d)
+        cut = _cut_short_lead(d) if place == "before-cut-short-end" else None
+        over: dict[str, Any] = {}
+        for v in ("replace", "ignore"):
+            got: list[int] = []
+            for t in r.tokens:
+                err = t.kind != "char"
+                if (err and place == "before-each-error") or (
+                        cut is not None and t.start <= cut < t.end):
+                    got += text
+                if not err:
+                    got.append(t.value or 0)
+                elif v == "replace":
+                    got.append(REPLACEMENT)
+                if err and place == "after-each-error":
+                    got += text
+            if place == "at-end":
+                got += text
+            over[v] = tuple(got)
+        return r, over
+    return predict
+
+
+def _cut_short_lead(d: bytes) -> int | None:
+    """The offset of a lead byte the end of ``d`` cuts short of the bytes its high
+    bits announce (RFC 2279 section 2), only continuation bytes after it; else None."""
+    for p in range(len(d) - 1, max(-1, len(d) - 6), -1):
+        if not 0x80 <= d[p] <= 0xBF:
+            return p if structural_length(d[p]) > len(d) - p else None
+    return None
 
 
 def _split_feature(data: bytes, ref: Reference, out: Outcome | None,
@@ -912,5 +1019,5 @@ def _severity(klass: str) -> str:
 
 
 __all__ = ["LONG_INPUT", "RULES", "SEVERITIES", "Explanation", "Finding", "Rule", "candidates",
-           "explain", "family", "finding_id", "fresh_inputs", "group", "rule_of", "unexplained",
-           "window"]
+           "explain", "explains_first", "family", "finding_id", "fresh_inputs", "group", "rule_of",
+           "unexplained", "window"]

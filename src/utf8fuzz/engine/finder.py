@@ -7,6 +7,16 @@ outcomes of *that* input), and saves the entry atomically. Signatures already in
 corpus are not minimized again: that is what keeps a nightly run fast once the
 known bugs are recorded.
 
+To the cause (:meth:`Finder._record`). The input is explained first, and minimized
+while that explanation holds, not merely its signature, so that a core shows the
+cause it was met for and no wrong blame survives. A later input whose signature was
+recorded in this run, but whose first difference no rule recorded for the decoder
+predicts, may show another cause at the same place: it is explained and minimized in
+turn (:meth:`Finder._other_causes`, the first :data:`CAUSE_CHECKS` inputs a
+signature), so that three bugs at one feature are three findings. A cause whose
+core lands on a signature recorded already is that finding's evidence, not saved
+again; the corpus keeps one entry a signature.
+
 Screening (:mod:`.screening`). The finder's differ screens: every ``full_every``-th
 input is decoded in full by every decoder, the others only by the decoders whose
 cheap screen disagrees with the reference. The default is :data:`FULL_EVERY` or
@@ -50,7 +60,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,16 +70,31 @@ from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.engine import policy_tally
 from utf8fuzz.engine.differ import Differ
-from utf8fuzz.engine.explain import RULES, explain, family, finding_id, rule_of, window
+from utf8fuzz.engine.explain import (
+    LONG_INPUT,
+    RULES,
+    Rule,
+    Run,
+    explain,
+    explains_first,
+    family,
+    finding_id,
+    rule_of,
+    window,
+)
 from utf8fuzz.engine.generalize import MAX_POSITIONS, pattern, render
 from utf8fuzz.engine.minimize import minimize
-from utf8fuzz.engine.result import Result
-from utf8fuzz.engine.signature import Signature
+from utf8fuzz.engine.result import Divergence, Result
+from utf8fuzz.engine.signature import FAILURES, Signature
 from utf8fuzz.outcome import Outcome
 
 #: Screen, and decode every decoder in full on one input in this many.
 FULL_EVERY = 8
 FULL_EVERY_ENV = "UTF8FUZZ_FULL_EVERY"
+#: Inputs asked per signature and run whether they show another cause than the ones
+#: recorded (:meth:`Finder._other_causes`): a count, not seconds (each costs a
+#: prediction or two; one that may show another cause, an explanation).
+CAUSE_CHECKS = 64
 #: Inputs compared together by :meth:`Finder.queue`, a round (``$UTF8FUZZ_ROUND``).
 ROUND = 32
 ROUND_ENV = "UTF8FUZZ_ROUND"
@@ -223,6 +248,14 @@ class Finder:
         self._queued: list[bytes] = []  # for queue(), with their walks
         self._queued_walks: list[tuple[Any, ...]] = []
         self._seen: set[Signature] = set()  # signatures met, all of them in known
+        # each signature recorded in this run: the rules recorded for it (key: the
+        # Rule, None where it predicts nothing), and how many inputs were asked
+        # whether they show another cause (_other_causes)
+        self._causes: dict[Signature, tuple[dict[str, Rule | None], list[int]]] = {}
+        # every rule recorded in this run that predicts outcomes, by the decoder it
+        # explains: an input one of them predicts is that cause's evidence, whatever
+        # signature its first difference got
+        self._predictors: dict[str, dict[str, Rule]] = {}
         #: The policy tally of the inputs compared in full (None: not kept).
         # (the out-of-process decoders are not in the differ's per-input results:
         # judged in bulk, they never show a full one)
@@ -355,6 +388,8 @@ class Finder:
         """Record each signature of ``res`` not known yet, from a full run."""
         seen = self._seen
         if all(s in seen for s in res.signature_set()):
+            if self._causes and res.full:
+                self._other_causes(data, res)
             return  # the common case: known divergences, by one hash each
         if not res.full and any(d.signature.id not in self.known for d in res.divergences):
             first = res
@@ -380,32 +415,201 @@ class Finder:
         self.unreproduced.append(NewSignature(str(sig), sig.decoders, sig.klass, sig.feature, data,
                                        len(data), None, False, reproduced=False))
 
-    def _record(self, data: bytes, sig: str) -> None:
-        m = minimize(data, lambda b: sig in self.differ.signatures(b),
-                     seconds=self.minimize_seconds)
-        res = self.differ.run(m.data, full=True)
-        div = res.get(sig)
-        if div is None:  # a flaky decoder: keep the original input
-            res = self.differ.run(data, full=True)
-            div = res.get(sig)
-            if div is None:
-                self._unreproduced(data, Signature.parse(sig))
-                return
+    def _other_causes(self, data: bytes, res: Result) -> None:
+        """An input whose divergences all have signatures recorded in this run: where
+        no rule recorded for a signature predicts this input's whole outcome, it may
+        show another cause at the same place, and is recorded in turn (the first
+        :data:`CAUSE_CHECKS` inputs a signature and run are asked: a count)."""
+        for div in res.divergences:
+            causes = self._causes.get(div.signature)
+            if causes is None or div.signature.klass in FAILURES:
+                continue
+            rules, asked = causes
+            by = self._sibling_divergence(res, div) or div
+            out = res.outcomes.get(by.decoders[0])
+            if out is None or not out.ok or asked[0] >= CAUSE_CHECKS:
+                continue
+            asked[0] += 1
+            if _predicted(self._predictors.get(by.decoders[0], {}), data, out,
+                          by.signature.profile, self.by_name[by.decoders[0]].policy):
+                continue
+            s = by.signature
+            policy = self.by_name[by.decoders[0]].policy
+            if len(data) <= LONG_INPUT and explain(
+                    data, out, s.profile, policy, s.klass, s.feature).rule in rules:
+                continue  # the first rule that holds is one recorded: not worth checking
+            self._record(data, str(div.signature), first=res)
+
+    def _record(self, data: bytes, sig: str, first: Result | None = None) -> None:
+        """Minimize ``data`` to the cause of its divergence ``sig``, explain and save
+        it. The minimizer holds the explanation, checked first on ``data``: where it
+        predicts outcomes, every candidate's outcome must be the one it predicts
+        (so the core can sit at another spec feature than the input it was met on:
+        its signature may change); where it does not, the signature, and no rule
+        recorded for it may predict the candidate's outcome (another cause met under
+        a signature recorded before: :meth:`_other_causes`). A core whose finding is
+        one recorded already adds nothing; an entry is saved under a signature that
+        has none yet (one entry a signature)."""
+        first = first if first is not None else self.differ.run(data, full=True)
+        div0 = first.get(sig)
+        if div0 is None:
+            self._unreproduced(data, Signature.parse(sig))
+            return
+        by0 = self._sibling_divergence(first, div0) or div0
+        mine, theirs = div0.decoders[0], by0.decoders[0]
+        dec = self.by_name[theirs]
+        out0 = first.outcomes[theirs]
+        known = self._causes.get(div0.signature, ({}, [0]))[0]
+        predictors = self._predictors.get(theirs, {})
+        rule: Rule | None = None
+        key0 = ""
+        if out0.ok and len(data) <= LONG_INPUT:
+            s0 = by0.signature
+            why = explain(data, out0, s0.profile, dec.policy, s0.klass, s0.feature,
+                          run=runner(dec, self._alone, self.inflight), at=by0.offset)
+            if why.rule in known:
+                return  # a cause recorded already
+            key0 = why.rule
+            rule = rule_of(data, s0.profile, dec.policy, s0.klass, s0.feature, why.rule, out0)
+            if rule is not None and rule.predict is None:
+                rule = None
+
+        # explained by no rule: the class is what is explained, and its core may sit
+        # at another feature (80 C0, whose extra output an alignment can give to
+        # either error: C0 alone shows it); not explained (a failure, a long input):
+        # the signature
+        fallback = key0 == f"{by0.signature.klass}/{by0.signature.feature}"
+
+        def keeps(b: bytes) -> bool:
+            r = self.differ.run(b, full=True)
+            if rule is None:
+                d = next((x for x in r.divergences if x.decoders == (mine,) and (
+                    x.signature.klass == div0.signature.klass if fallback
+                    else str(x.signature) == sig)), None)
+                if d is None or not known:  # not another cause: any core will do
+                    return d is not None
+                o = r.outcomes.get(theirs)
+                return o is not None and o.ok and not _predicted(
+                    predictors, b, o, by0.signature.profile, dec.policy)
+            d = next((x for x in r.divergences if x.decoders == (mine,)), None)
+            if d is None:
+                return False
+            by = self._sibling_divergence(r, d) or d
+            o = r.outcomes.get(theirs)
+            return by.decoders == (theirs,) and o is not None and o.ok and rule.holds(b, o)
+
+        # The core's own explanation, checked on fresh inputs made from it, can differ
+        # from the one held (F0 90 41 cut to F0 90, whose fresh F0 90 E1 41 41 meets
+        # another bug): then the signature is held too, which keeps what told them
+        # apart.
+        holds = [keeps] if rule is None else [
+            keeps, lambda b: keeps(b) and sig in self.differ.signatures(b)]
+        for hold in holds:
+            m = minimize(data, hold, seconds=self.minimize_seconds)
+            res = self.differ.run(m.data, full=True)
+            got = next((x for x in res.divergences if x.decoders == (mine,)), None)
+            if got is None:  # a flaky decoder: keep the original input
+                res, got = first, div0
+            div = got
+            if (str(div.signature) != sig and div.signature.id in self.known
+                    and hold is not holds[-1]):
+                continue  # a core at a known signature: this one is kept as evidence
+            t = time.monotonic()
+            # judged where the positions are: a position-less decoder whose sibling
+            # differs on this input is evidence of the sibling's finding (differ.py)
+            by = self._sibling_divergence(res, div) or div
+            fid = finding_of(res.data, by.signature, res.outcomes[by.decoders[0]],
+                             self.by_name[by.decoders[0]], self._alone, self.inflight,
+                             at=by.offset)
+            seconds = time.monotonic() - t
+            if fid["rule"] == key0:
+                break
+        new_sig = div.signature
+        if str(new_sig) != sig and new_sig.id in self.known and new_sig not in self._causes:
+            return  # the core is evidence of a signature known before this run
         side = corpus_mod.build_sidecar(
             res, div, self.by_name, engine=self.engine, original_size=len(data),
             minimizer=m.stats(), position_dependent=m.position_dependent,
         )
-        t = time.monotonic()
-        side["finding"] = finding_of(res.data, div.signature, res.outcomes[div.decoders[0]],
-                                     self.by_name[div.decoders[0]], self._alone,
-                                     self.inflight, at=div.offset)
-        side["found"]["explain_seconds"] = round(time.monotonic() - t, 3)
-        path = None
-        if self.corpus is not None:
-            path, _ = corpus_mod.save(self.corpus, side, res.data)
+        side["finding"] = fid
+        side["found"]["explain_seconds"] = round(seconds, 3)
         s = div.signature
+        self.known.add(s.id)
+        rules, _ = self._causes.setdefault(s, ({}, [0]))
+        fid = side["finding"]
+        met = self._causes.setdefault(div0.signature, ({}, [0]))[0]
+        if met is not rules:  # the signature met is asked again for other causes
+            met.setdefault(str(fid.get("rule")), None)
+        if str(fid.get("rule")) in rules:
+            return  # the core is of a cause recorded already
+        again = bool(rules)  # another cause under a signature saved already
+        made = rules[str(fid.get("rule"))] = rule_of(
+            res.data, by.signature.profile, self.by_name[by.decoders[0]].policy,
+            by.signature.klass, by.signature.feature, str(fid.get("rule")),
+            res.outcomes.get(by.decoders[0]))
+        if made is not None and made.predict is not None:
+            self._predictors.setdefault(by.decoders[0], {})[str(fid.get("rule"))] = made
+        rules.setdefault(key0, None)
+        path = None
+        if self.corpus is not None and not again:
+            path, _ = corpus_mod.save(self.corpus, side, res.data)
         self.found.append(NewSignature(str(s), s.decoders, s.klass, s.feature, res.data, len(data),
                                 path, m.position_dependent, side, side["finding"]))
+
+
+    def _sibling_divergence(self, res: Result, div: Divergence) -> Divergence | None:
+        """The divergence on ``res`` of the first sibling that shows positions of
+        ``div``'s decoder (:attr:`.differ.Differ.siblings`), if one diverged."""
+        for name in self.differ.siblings.get(div.decoders[0], ()):
+            got = next((d for d in res.divergences if d.decoders == (name,)), None)
+            if got is not None and got.signature.klass not in FAILURES:
+                return got
+        return None
+
+
+def _full_runner(decoder: Decoder, alone: dict[str, Differ] | None,
+                 inflight: InFlight | None) -> Callable[[bytes], Result]:
+    """A full run of ``decoder`` alone (its differ cached in ``alone`` by name), each
+    input held in ``inflight`` meanwhile (see :func:`finding_of`)."""
+    name = decoder.name
+    one = (alone or {}).get(name)
+    if one is None:
+        one = Differ([decoder])
+        if alone is not None:
+            alone[name] = one
+
+    def full(f: bytes) -> Result:
+        if inflight is None:
+            return one.run(f, full=True)
+        inflight.hold((f,))
+        try:
+            return one.run(f, full=True)
+        finally:
+            inflight.release()
+    return full
+
+
+def runner(decoder: Decoder, alone: dict[str, Differ] | None = None,
+           inflight: InFlight | None = None) -> Run:
+    """``decoder`` as :func:`.explain.explain` runs it on fresh inputs: its outcome
+    and the (class, feature) of its divergences (:func:`_full_runner`)."""
+    full = _full_runner(decoder, alone, inflight)
+
+    def run(f: bytes) -> tuple[Outcome, frozenset[tuple[str, str]]] | None:
+        res = full(f)
+        o = res.outcomes.get(decoder.name)
+        return None if o is None else (o, frozenset((s.klass, s.feature)
+                                                    for s in res.signature_set()))
+    return run
+
+
+def _predicted(rules: dict[str, Rule], data: bytes, out: Outcome, profile: str,
+               policy: str) -> bool:
+    """Does one of ``rules`` that predicts outcomes predict ``out`` on ``data``, as
+    far as its first difference from the reference (:func:`.explain.explains_first`:
+    what its signature names)?"""
+    return any(r.holds(data, out) or explains_first(r, data, out, profile, policy)
+               for r in rules.values())
 
 
 def finding_of(data: bytes, sig: Signature, out: Outcome, decoder: Decoder,
@@ -423,27 +627,8 @@ def finding_of(data: bytes, sig: Signature, out: Outcome, decoder: Decoder,
     is held in ``inflight`` meanwhile, so that a decoder that kills the process on
     one of them is caught as the loop's rounds are (:class:`InFlight`)."""
     name = decoder.name
-    one = (alone or {}).get(name)
-    if one is None:
-        one = Differ([decoder])
-        if alone is not None:
-            alone[name] = one
-
-    def full(f: bytes) -> Result:
-        if inflight is None:
-            return one.run(f, full=True)
-        inflight.hold((f,))
-        try:
-            return one.run(f, full=True)
-        finally:
-            inflight.release()
-
-    def run(f: bytes) -> tuple[Outcome, frozenset[tuple[str, str]]] | None:
-        res = full(f)
-        o = res.outcomes.get(name)
-        return None if o is None else (o, frozenset((s.klass, s.feature)
-                                                    for s in res.signature_set()))
-
+    full = _full_runner(decoder, alone, inflight)
+    run = runner(decoder, alone, inflight)
     why = explain(data, out, sig.profile, decoder.policy, sig.klass, sig.feature,
                   run=run if out.ok else None, at=at)
     if out.ok:

@@ -116,7 +116,8 @@ def minimize(
 ) -> Minimized:
     """Shrink ``data`` while ``keeps(candidate)`` holds (it must hold for ``data``).
 
-    ``keeps`` is typically ``lambda b: sig in differ.signatures(b)``.
+    ``keeps`` is the finder's: the divergence's explanation still holds
+    (:meth:`.finder.Finder._record`), or ``lambda b: sig in differ.signatures(b)``.
     """
     t0 = time.monotonic()
     s = _Search(keeps, t0 + seconds if seconds is not None else float("inf"), max_steps,
