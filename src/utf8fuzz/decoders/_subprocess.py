@@ -21,6 +21,14 @@ the request that causes it (at the cost of one more timeout for a hang). After a
 returns fewer answers than requests (each further hang would cost a timeout or
 two, and the run learns nothing new from it).
 
+Batches. :meth:`Worker.request_batch` sends many items (inputs) in one request
+and takes one answer for them all, which a worker that pays per message (a Python
+one: a read, a JSON encoding, a write each) answers at a share of the cost. A
+batch that fails (a crash, a hang, an answer past its bound or not one answer per
+item) is sent again one item at a time, each alone, until one fails alone: the
+failure is pinned on that item, never another, at the cost of one more timeout for
+a hang; the items after it go on in a batch again, except after a ``timeout``.
+
 Bounded answers. ``answer_limit(payload)`` is the longest frame that may answer
 ``payload``: a length prefix past it is a ``bad-outcome`` (``oversized-output``)
 pinned on that request, read no further (the process is restarted), so a worker
@@ -71,10 +79,11 @@ import signal
 import struct
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 _LEN = struct.Struct("<I")
 
@@ -332,6 +341,9 @@ class Worker:
         self._err = bytearray()  # the tail of the stderr of the running process
         self._maxrss = 0  # peak RSS of the last process reaped, KiB
         self._limit_mib = self.memory_mib
+        # one exchange at a time: the fuzz loop decodes a batch in a thread of its own
+        # (engine/screening.py) while the loop may ask the same worker for one input
+        self._exchanging = threading.Lock()
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -409,7 +421,12 @@ class Worker:
     def request_many(self, payloads: Sequence[bytes]) -> list[bytes | Failure]:
         """One answer (or Failure) per payload, in order, restarting as needed; after
         a ``timeout`` nothing more is sent, and the list ends with it (shorter than
-        ``payloads``: module docstring)."""
+        ``payloads``: module docstring). Safe to call from several threads: one
+        exchange runs at a time."""
+        with self._exchanging:
+            return self._request_many(payloads)
+
+    def _request_many(self, payloads: Sequence[bytes]) -> list[bytes | Failure]:
         out: list[bytes | Failure] = []
         while len(out) < len(payloads):
             self.start()
@@ -430,6 +447,49 @@ class Worker:
             if isinstance(out[-1], Failure) and out[-1].status == "timeout":
                 return out
         return out
+
+    def request_batch(
+        self, items: Sequence[bytes], pack: Callable[[Sequence[bytes]], bytes],
+        unpack: Callable[[bytes, Sequence[bytes]], list[Any] | str],
+    ) -> list[Any | Failure]:
+        """One answer (or Failure) per item, in order, from requests that each carry
+        many items: ``pack(items)`` is the request, ``unpack(answer, items)`` its
+        answers, one per item, or why the answer is garbage. A failed batch is
+        re-sent one item at a time (module docstring, "Batches"); after a ``timeout``
+        nothing more is sent, and the list ends with it."""
+        out: list[Any | Failure] = []
+        while len(out) < len(items):
+            rest = items[len(out):]
+            got = self._batch(rest, pack, unpack)
+            if not isinstance(got, Failure):
+                out += got
+                continue
+            if len(rest) == 1:
+                out.append(got)
+            else:
+                for x in rest:  # each alone until one fails: the failure is its own
+                    alone = self._batch([x], pack, unpack)
+                    out.append(alone[0] if isinstance(alone, list) else alone)
+                    if isinstance(alone, Failure):
+                        break
+            if isinstance(out[-1], Failure) and out[-1].status == "timeout":
+                return out
+        return out
+
+    def _batch(self, items: Sequence[bytes], pack: Callable[[Sequence[bytes]], bytes],
+               unpack: Callable[[bytes, Sequence[bytes]], list[Any] | str],
+               ) -> list[Any] | Failure:
+        """One exchange of one batch: its answers, or the Failure of the batch."""
+        (answer,) = self.request_many([pack(items)])
+        if isinstance(answer, Failure):
+            return answer
+        got = unpack(answer, items)
+        if isinstance(got, str):
+            return Failure("crash", f"garbage answer from {self.name}: {got}", pinned=True)
+        if len(got) != len(items):
+            return Failure("crash", f"garbage answer from {self.name}: {len(got)} answers "
+                           f"for {len(items)} inputs", pinned=True)
+        return got
 
     def _one_by_one(self, payloads: Sequence[bytes]) -> list[bytes | Failure]:
         """Each payload alone, in order, until one fails (its Failure ends the list)."""
