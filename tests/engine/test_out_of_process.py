@@ -41,11 +41,10 @@ def test_the_loop_sends_out_of_process_decoders_inputs_in_bulk(tmp_path):
     for x in inputs:
         res = f.consider(x)
         assert "planted:batched-c080" not in res.outcomes  # not run per input
-    assert bug.batches == [BULK] and bug.singles == 0
-    f.consider(b"AB\xc0\x80CD")  # the bug: seen only when the batch is compared
-    assert not f.found
+    f.consider(b"AB\xc0\x80CD")  # the bug: seen only when its batch is judged
+    assert not f.found and bug.singles == 0
     f.flush()
-    assert bug.batches == [BULK, 6]
+    assert bug.batches == [BULK, 6]  # the first judged when the second was sent
     (found,) = f.found
     assert found.signature == "unicode/accepts-ill-formed/non-shortest-form/planted:batched-c080"
     assert found.input == b"\xc0\x80" and found.path is not None and found.path.exists()

@@ -192,3 +192,24 @@ def test_two_threads_on_one_worker_each_get_their_own_outcomes() -> None:
         assert not wrong and dec.worker.restarts == 0
     finally:
         dec.close()
+
+
+def test_a_batch_sent_is_answered_in_order_around_other_exchanges() -> None:
+    # send_many (the fuzz loop's pipelining): the batch is written, the loop goes on;
+    # another exchange meanwhile reads its answer first and keeps it for its call
+    (dec,) = plugin.load_all(f"{M}:exits+text")
+    a = [b"a %d \xe2" % i for i in range(50)]
+    b = [b"b %d \xf0" % i for i in range(50)]
+    b[20] = b"dies \xfe"
+    try:
+        first = dec.send_many(a)
+        alone = dec.decode(b"c \xc3")
+        second = dec.send_many(b)
+        outs = second()
+        assert [o.status for o in outs] == ["crash" if i == 20 else "ok" for i in range(50)]
+        mine = _texts(b)
+        assert all(o.view("replace") == mine[i] for i, o in enumerate(outs) if i != 20)
+        assert [o.view("replace") for o in first()] == _texts(a)
+        assert alone.view("replace") == (ord("c"), ord(" "), 0xFFFD)
+    finally:
+        dec.close()

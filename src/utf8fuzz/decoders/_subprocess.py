@@ -129,6 +129,22 @@ class Failure:
     pinned: bool = False
 
 
+#: ``pack(items)``: the request that carries a batch of items (:meth:`Worker.send_batch`).
+Pack = Callable[[Sequence[bytes]], bytes]
+#: ``unpack(answer, items)``: the answer of each item, or why ``answer`` is garbage.
+Unpack = Callable[[bytes, Sequence[bytes]], list[Any] | str]
+
+
+@dataclass
+class _Sent:
+    """A batch request :meth:`Worker.send_batch` wrote (``written`` bytes of its
+    frame so far), and its answer once read."""
+
+    payload: bytes
+    written: int = 0
+    answer: bytes | Failure | None = None
+
+
 class WorkerUnavailable(RuntimeError):
     """The worker could not start, or said in its ready frame that it cannot run."""
 
@@ -344,6 +360,7 @@ class Worker:
         # one exchange at a time: the fuzz loop decodes a batch in a thread of its own
         # (engine/screening.py) while the loop may ask the same worker for one input
         self._exchanging = threading.Lock()
+        self._sent: _Sent | None = None  # a batch send_batch left outstanding
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -392,6 +409,9 @@ class Worker:
 
     def _stop(self) -> None:
         p, self.proc = self.proc, None
+        sent, self._sent = self._sent, None
+        if sent is not None:  # its answer will never come
+            sent.answer = Failure("crash", f"{self.name} was stopped before it answered")
         if p is None:
             return
         # Its tree first, while the worker still holds its pid (unreaped), then its
@@ -424,6 +444,7 @@ class Worker:
         ``payloads``: module docstring). Safe to call from several threads: one
         exchange runs at a time."""
         with self._exchanging:
+            self._settle()
             return self._request_many(payloads)
 
     def _request_many(self, payloads: Sequence[bytes]) -> list[bytes | Failure]:
@@ -448,23 +469,63 @@ class Worker:
                 return out
         return out
 
-    def request_batch(
-        self, items: Sequence[bytes], pack: Callable[[Sequence[bytes]], bytes],
-        unpack: Callable[[bytes, Sequence[bytes]], list[Any] | str],
-    ) -> list[Any | Failure]:
+    def request_batch(self, items: Sequence[bytes], pack: Pack, unpack: Unpack,
+                      ) -> list[Any | Failure]:
         """One answer (or Failure) per item, in order, from requests that each carry
         many items: ``pack(items)`` is the request, ``unpack(answer, items)`` its
         answers, one per item, or why the answer is garbage. A failed batch is
         re-sent one item at a time (module docstring, "Batches"); after a ``timeout``
         nothing more is sent, and the list ends with it."""
+        return self.send_batch(items, pack, unpack)()
+
+    def send_batch(self, items: Sequence[bytes], pack: Pack, unpack: Unpack,
+                   ) -> Callable[[], list[Any | Failure]]:
+        """:meth:`request_batch` in two halves: the request is written now, as far
+        as the pipe takes it without waiting, and the worker decodes while the
+        caller goes on; the call returned reads the answer (writing the rest first)
+        and gives what :meth:`request_batch` gives. Its timeout counts from that
+        call. Any other exchange with this worker meanwhile reads that answer first
+        and keeps it for the call. WorkerUnavailable (from either half): the worker
+        cannot start."""
+        with self._exchanging:
+            self._settle()
+            self.start()
+            sent = _Sent(pack(items))
+            sent.written = self._write_some(frame(sent.payload))
+            self._sent = sent
+
+        def answers() -> list[Any | Failure]:
+            with self._exchanging:
+                if self._sent is sent:
+                    self._settle()
+            answer = sent.answer
+            if answer is None:  # its exchange was interrupted
+                answer = Failure("crash", f"{self.name} gave no answer")
+            return self._batch_answers(items, answer, pack, unpack)
+
+        return answers
+
+    def _settle(self) -> None:
+        """Read the answer of the batch :meth:`send_batch` left outstanding, if any."""
+        sent, self._sent = self._sent, None
+        if sent is None:
+            return
+        got = self._exchange([sent.payload], want=1, timeout=self.timeout, skip=sent.written)
+        sent.answer = got[0]
+        if isinstance(sent.answer, Failure):
+            self._stop()
+
+    def _batch_answers(self, items: Sequence[bytes], answer: bytes | Failure, pack: Pack,
+                       unpack: Unpack) -> list[Any | Failure]:
+        """The answers of ``items``, from ``answer`` to their batch and, where it
+        failed, from the items sent again alone (module docstring, "Batches")."""
         out: list[Any | Failure] = []
-        while len(out) < len(items):
+        got = self._unpacked(answer, items, unpack)
+        while True:
             rest = items[len(out):]
-            got = self._batch(rest, pack, unpack)
             if not isinstance(got, Failure):
                 out += got
-                continue
-            if len(rest) == 1:
+            elif len(rest) == 1:
                 out.append(got)
             else:
                 for x in rest:  # each alone until one fails: the failure is its own
@@ -472,15 +533,19 @@ class Worker:
                     out.append(alone[0] if isinstance(alone, list) else alone)
                     if isinstance(alone, Failure):
                         break
-            if isinstance(out[-1], Failure) and out[-1].status == "timeout":
+            if len(out) == len(items) or (isinstance(out[-1], Failure)
+                                          and out[-1].status == "timeout"):
                 return out
-        return out
+            got = self._batch(items[len(out):], pack, unpack)
 
-    def _batch(self, items: Sequence[bytes], pack: Callable[[Sequence[bytes]], bytes],
-               unpack: Callable[[bytes, Sequence[bytes]], list[Any] | str],
+    def _batch(self, items: Sequence[bytes], pack: Pack, unpack: Unpack,
                ) -> list[Any] | Failure:
         """One exchange of one batch: its answers, or the Failure of the batch."""
         (answer,) = self.request_many([pack(items)])
+        return self._unpacked(answer, items, unpack)
+
+    def _unpacked(self, answer: bytes | Failure, items: Sequence[bytes], unpack: Unpack,
+                  ) -> list[Any] | Failure:
         if isinstance(answer, Failure):
             return answer
         got = unpack(answer, items)
@@ -490,6 +555,15 @@ class Worker:
             return Failure("crash", f"garbage answer from {self.name}: {len(got)} answers "
                            f"for {len(items)} inputs", pinned=True)
         return got
+
+    def _write_some(self, data: bytes) -> int:
+        """Write what the pipe to the worker takes of ``data`` now; how much."""
+        assert self.proc and self.proc.stdin
+        done = 0
+        with contextlib.suppress(BlockingIOError, BrokenPipeError, ConnectionResetError):
+            while done < len(data):
+                done += os.write(self.proc.stdin.fileno(), data[done : done + (1 << 16)])
+        return done
 
     def _one_by_one(self, payloads: Sequence[bytes]) -> list[bytes | Failure]:
         """Each payload alone, in order, until one fails (its Failure ends the list)."""
@@ -504,12 +578,14 @@ class Worker:
         return out
 
     def _exchange(
-        self, payloads: Sequence[bytes], *, want: int, timeout: float
+        self, payloads: Sequence[bytes], *, want: int, timeout: float, skip: int = 0,
     ) -> list[bytes | Failure]:
+        """Write the frames of ``payloads`` (less their first ``skip`` bytes, written
+        already) while reading ``want`` answers; a Failure ends the list."""
         assert self.proc and self.proc.stdin and self.proc.stdout and self.proc.stderr
         wfd, rfd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         efd = self.proc.stderr.fileno()
-        pending = memoryview(b"".join(frame(p) for p in payloads))
+        pending = memoryview(b"".join(frame(p) for p in payloads))[skip:]
         answers: list[bytes | Failure] = []
         sel = selectors.DefaultSelector()
         sel.register(rfd, selectors.EVENT_READ)

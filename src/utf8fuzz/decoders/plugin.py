@@ -910,13 +910,30 @@ class IsolatedDecoder(Decoder):
         """One outcome per input, in order, from requests of many inputs each
         (:meth:`~._subprocess.Worker.request_batch`: a failure is pinned on its own
         input); after a ``timeout`` the rest are not sent, and the list ends there."""
+        return self.send_many(inputs)()
+
+    def send_many(self, inputs: Sequence[bytes]) -> Callable[[], list[Outcome]]:
+        """:meth:`decode_many` in two halves (:mod:`utf8fuzz.engine.screening`): the
+        batch goes to the worker now; the call returned waits for its outcomes."""
         mode = self.mode
-        try:
-            answers = self.worker.request_batch(
-                inputs, lambda xs: pack_batch(mode, xs), _answers)
-        except WorkerUnavailable as e:
+
+        def failed(e: WorkerUnavailable) -> list[Outcome]:
             return [Outcome.failure(len(d), "crash", str(e), self.versions()) for d in inputs]
-        return [self._outcome(d, a) for d, a in zip(inputs, answers, strict=False)]
+
+        try:
+            answers = self.worker.send_batch(inputs, lambda xs: pack_batch(mode, xs), _answers)
+        except WorkerUnavailable as e:
+            outs = failed(e)
+            return lambda: outs
+
+        def outcomes() -> list[Outcome]:
+            try:
+                got = answers()
+            except WorkerUnavailable as e:
+                return failed(e)
+            return [self._outcome(d, a) for d, a in zip(inputs, got, strict=False)]
+
+        return outcomes
 
     def _outcome(self, data: bytes, answer: Any) -> Outcome:
         if isinstance(answer, Failure):
