@@ -213,3 +213,21 @@ def test_a_batch_sent_is_answered_in_order_around_other_exchanges() -> None:
         assert alone.view("replace") == (ord("c"), ord(" "), 0xFFFD)
     finally:
         dec.close()
+
+
+def test_a_failed_batch_goes_again_alone_while_the_next_is_outstanding() -> None:
+    # the loop sends batch k+1 before it reads batch k: k's death is found then, and
+    # its inputs go again alone only once k+1's answer is read and kept
+    (dec,) = plugin.load_all(f"{M}:exits+text")
+    a = [b"a %d \xe2" % i for i in range(30)]
+    a[5] = b"dies \xfe"
+    b = [b"b %d \xf0" % i for i in range(30)]
+    try:
+        first, second = dec.send_many(a), dec.send_many(b)
+        outs = first()
+        assert [o.status for o in outs] == ["crash" if i == 5 else "ok" for i in range(30)]
+        mine = _texts(a)
+        assert all(o.view("replace") == mine[i] for i, o in enumerate(outs) if i != 5)
+        assert [o.view("replace") for o in second()] == _texts(b)
+    finally:
+        dec.close()

@@ -137,12 +137,12 @@ Unpack = Callable[[bytes, Sequence[bytes]], list[Any] | str]
 
 @dataclass
 class _Sent:
-    """A batch request :meth:`Worker.send_batch` wrote (``written`` bytes of its
-    frame so far), and its answer once read."""
+    """Requests :meth:`Worker.send_many` wrote (``written`` bytes of their frames so
+    far), and their answers once read."""
 
-    payload: bytes
+    payloads: tuple[bytes, ...]
     written: int = 0
-    answer: bytes | Failure | None = None
+    answers: list[bytes | Failure] | None = None
 
 
 class WorkerUnavailable(RuntimeError):
@@ -360,7 +360,7 @@ class Worker:
         # one exchange at a time: the fuzz loop decodes a batch in a thread of its own
         # (engine/screening.py) while the loop may ask the same worker for one input
         self._exchanging = threading.Lock()
-        self._sent: _Sent | None = None  # a batch send_batch left outstanding
+        self._sent: _Sent | None = None  # requests send_many left outstanding
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -409,9 +409,7 @@ class Worker:
 
     def _stop(self) -> None:
         p, self.proc = self.proc, None
-        sent, self._sent = self._sent, None
-        if sent is not None:  # its answer will never come
-            sent.answer = Failure("crash", f"{self.name} was stopped before it answered")
+        self._sent = None  # what it was sent goes again (send_many)
         if p is None:
             return
         # Its tree first, while the worker still holds its pid (unreaped), then its
@@ -444,27 +442,71 @@ class Worker:
         ``payloads``: module docstring). Safe to call from several threads: one
         exchange runs at a time."""
         with self._exchanging:
-            self._settle()
             return self._request_many(payloads)
 
-    def _request_many(self, payloads: Sequence[bytes]) -> list[bytes | Failure]:
+    def send_many(self, payloads: Sequence[bytes]) -> Callable[[], list[bytes | Failure]]:
+        """:meth:`request_many` in two halves: the requests are written now, as far
+        as the pipe takes them without waiting, and the worker works while the
+        caller goes on; the call returned reads the answers (writing the rest first)
+        and gives what :meth:`request_many` gives. Its timeout counts from that
+        call. Any other exchange with this worker meanwhile reads those answers
+        first and keeps them for the call. WorkerUnavailable (from either half): the
+        worker cannot start."""
+        sent = _Sent(tuple(payloads))
+        if not sent.payloads:
+            return lambda: []
+        with self._exchanging:
+            self._settle()
+            self.start()
+            sent.written = self._write_some(b"".join(frame(p) for p in sent.payloads))
+            self._sent = sent
+
+        def answers() -> list[bytes | Failure]:
+            with self._exchanging:
+                if self._sent is sent:
+                    self._settle()
+                # none: its process was stopped before it answered, so it goes again
+                return self._request_many(sent.payloads, sent.answers)
+
+        return answers
+
+    def _settle(self) -> None:
+        """Read the answers of the requests :meth:`send_many` left outstanding, if
+        any, and keep them for its call."""
+        sent, self._sent = self._sent, None
+        if sent is None:
+            return
+        got = self._exchange(sent.payloads, want=len(sent.payloads), timeout=self.timeout,
+                             skip=sent.written)
+        if got and isinstance(got[-1], Failure):
+            self._stop()
+        sent.answers = got
+
+    def _request_many(self, payloads: Sequence[bytes],
+                      got: list[bytes | Failure] | None = None) -> list[bytes | Failure]:
+        """:meth:`request_many`; ``got``: what its first exchange answered already
+        (the worker stopped if that ended with a Failure)."""
         out: list[bytes | Failure] = []
         while len(out) < len(payloads):
-            self.start()
             rest = payloads[len(out):]
-            got = self._exchange(rest, want=len(rest), timeout=self.timeout)
-            if not (got and isinstance(got[-1], Failure)):
-                out += got
+            if got is None:
+                self._settle()
+                self.start()
+                got = self._exchange(rest, want=len(rest), timeout=self.timeout)
+                if got and isinstance(got[-1], Failure):
+                    self._stop()
+            answered, got = got, None
+            if not (answered and isinstance(answered[-1], Failure)):
+                out += answered
                 continue
-            self._stop()
-            failed = got[-1]
-            out += got[:-1]
-            if failed.pinned or self.answers_each or len(rest) - len(got) + 1 == 1:
+            failed = answered[-1]
+            out += answered[:-1]
+            if failed.pinned or self.answers_each or len(rest) - len(answered) + 1 == 1:
                 out.append(failed)  # only one request was outstanding: it did this
             else:
                 # The worker batches its answers, so any outstanding request may be the
                 # one that killed or stalled it: each goes again alone until one fails.
-                out += self._one_by_one(rest[len(got) - 1 :])
+                out += self._one_by_one(rest[len(answered) - 1 :])
             if isinstance(out[-1], Failure) and out[-1].status == "timeout":
                 return out
         return out
@@ -480,40 +522,14 @@ class Worker:
 
     def send_batch(self, items: Sequence[bytes], pack: Pack, unpack: Unpack,
                    ) -> Callable[[], list[Any | Failure]]:
-        """:meth:`request_batch` in two halves: the request is written now, as far
-        as the pipe takes it without waiting, and the worker decodes while the
-        caller goes on; the call returned reads the answer (writing the rest first)
-        and gives what :meth:`request_batch` gives. Its timeout counts from that
-        call. Any other exchange with this worker meanwhile reads that answer first
-        and keeps it for the call. WorkerUnavailable (from either half): the worker
-        cannot start."""
-        with self._exchanging:
-            self._settle()
-            self.start()
-            sent = _Sent(pack(items))
-            sent.written = self._write_some(frame(sent.payload))
-            self._sent = sent
+        """:meth:`request_batch` in two halves, as :meth:`send_many`."""
+        answers = self.send_many([pack(items)])
 
-        def answers() -> list[Any | Failure]:
-            with self._exchanging:
-                if self._sent is sent:
-                    self._settle()
-            answer = sent.answer
-            if answer is None:  # its exchange was interrupted
-                answer = Failure("crash", f"{self.name} gave no answer")
+        def batch_answers() -> list[Any | Failure]:
+            (answer,) = answers()
             return self._batch_answers(items, answer, pack, unpack)
 
-        return answers
-
-    def _settle(self) -> None:
-        """Read the answer of the batch :meth:`send_batch` left outstanding, if any."""
-        sent, self._sent = self._sent, None
-        if sent is None:
-            return
-        got = self._exchange([sent.payload], want=1, timeout=self.timeout, skip=sent.written)
-        sent.answer = got[0]
-        if isinstance(sent.answer, Failure):
-            self._stop()
+        return batch_answers
 
     def _batch_answers(self, items: Sequence[bytes], answer: bytes | Failure, pack: Pack,
                        unpack: Unpack) -> list[Any | Failure]:
@@ -569,6 +585,7 @@ class Worker:
         """Each payload alone, in order, until one fails (its Failure ends the list)."""
         out: list[bytes | Failure] = []
         for p in payloads:
+            self._settle()
             self.start()
             alone = self._exchange([p], want=1, timeout=self.timeout)
             out += alone
