@@ -45,3 +45,16 @@ def test_bench_rejects_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None
     assert cli.main(["bench", "--path", "neon"]) == 2
     err = capsys.readouterr().err
     assert "unknown class 'klingon'" in err and "unknown code path" in err
+
+
+def test_bench_plugin_times_a_plug_in_in_its_worker(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = cli.main(["bench", "--plugin", "tests.engine.planted:accepts_c080+text",
+                   "--inputs", "200", "--runs", "1", "--json"])
+    assert rc == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["decoder"] == "plugin:tests.engine.planted:accepts_c080" and got["failed"] == 0
+    assert [row["batch"] for row in got["rows"]] == list(bench.EXEC_BATCHES)
+    # the worker's own CPU per input beside the harness's (Linux: /proc)
+    assert all(row["worker_cpu_us"] >= 0 for row in got["rows"])
+    assert cli.main(["bench", "--plugin", "tests.engine.planted:accepts_c080+text+inprocess"]) == 2
+    assert "not with +inprocess" in capsys.readouterr().err
