@@ -178,12 +178,14 @@ def test_two_threads_on_one_worker_each_get_their_own_outcomes() -> None:
     wrong: list[str] = []
 
     def use(tag: bytes) -> None:
-        for k in range(20):
+        for k in range(12):
             inputs = [b"%s %d %d \xe2" % (tag, k, i) for i in range(1 + k % 7)]
             if [o.view("replace") for o in dec.decode_many(inputs)] != _texts(inputs):
                 wrong.append(f"{tag!r} {k}")
 
     try:
+        # started here: a worker dies with the thread that started it (PR_SET_PDEATHSIG)
+        assert dec.decode(b"x").ok
         threads = [threading.Thread(target=use, args=(t,)) for t in (b"one", b"two")]
         for t in threads:
             t.start()

@@ -1008,7 +1008,14 @@ def _answer(dec: Decoder | None, data: bytes, own: dict[str, str] | None) -> dic
         # its own feature, as the parent names a worker that died of it
         o = Outcome.failure(len(data), "crash",
                             f"oom: the plug-in ran out of memory; {o.detail}", o.provenance)
-    answer = o.to_json()
+    if o.ok and o.tokens_ is None:
+        # Outcome.to_json's form, its views as they are (json makes tuples arrays,
+        # and a text view held as a str a string): the harness reads both alike
+        answer: dict[str, Any] = {"status": "ok", "length": o.length, "views": o.views}
+        if o.provenance:
+            answer["provenance"] = o.provenance
+    else:
+        answer = o.to_json()
     if answer.get("provenance") == own:
         del answer["provenance"]
     return answer
