@@ -293,3 +293,39 @@ def process_cpu(pid: int) -> float | None:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return None
+
+
+def pure_python_utf8(data: bytes) -> str:
+    """A user's pure-Python decoder, to time a plug-in in its worker with
+    (``utf8fuzz bench --plugin utf8fuzz.bench:pure_python_utf8``, docs/performance.md):
+    the plain shape (``str``, or UnicodeDecodeError at the first maximal subpart), a
+    byte at a time, as CPython's strict UTF-8 codec decodes."""
+    out: list[int] = []
+    i, n = 0, len(data)
+    while i < n:
+        b = data[i]
+        if b < 0x80:
+            out.append(b)
+            i += 1
+            continue
+        if 0xC2 <= b <= 0xDF:
+            need, cp, lo, hi = 1, b & 0x1F, 0x80, 0xBF
+        elif 0xE0 <= b <= 0xEF:
+            need, cp = 2, b & 0x0F
+            lo, hi = (0xA0, 0xBF) if b == 0xE0 else (0x80, 0x9F) if b == 0xED else (0x80, 0xBF)
+        elif 0xF0 <= b <= 0xF4:
+            need, cp = 3, b & 0x07
+            lo, hi = (0x90, 0xBF) if b == 0xF0 else (0x80, 0x8F) if b == 0xF4 else (0x80, 0xBF)
+        else:
+            raise UnicodeDecodeError("utf-8", data, i, i + 1, "invalid start byte")
+        j = i + 1
+        for _ in range(need):
+            if j >= n:
+                raise UnicodeDecodeError("utf-8", data, i, j, "unexpected end of data")
+            if not lo <= data[j] <= hi:
+                raise UnicodeDecodeError("utf-8", data, i, j, "invalid continuation byte")
+            cp, lo, hi = (cp << 6) | (data[j] & 0x3F), 0x80, 0xBF
+            j += 1
+        out.append(cp)
+        i = j
+    return "".join(map(chr, out))
