@@ -8,7 +8,10 @@ starts with one ``ready`` frame (its description, or why it cannot run).
 
 Requests are pipelined: :meth:`Worker.request_many` writes while it reads
 (non-blocking pipes and a selector), so a batch of thousands costs a few system
-calls and neither side can block the other on a full pipe. Each answer must
+calls and neither side can block the other on a full pipe. :meth:`Worker.send_many`
+splits that in two: it writes what the pipe takes now and returns, and its answers
+are read when the caller asks for them (or first thing in any other exchange), so
+the worker works while the caller does something else. Each answer must
 arrive within ``timeout`` seconds of the previous one (or of the start): a
 worker that misses that is killed and the request gets a ``timeout``; one that
 exits gets a ``crash`` carrying its exit status and the tail of its stderr.
@@ -357,8 +360,8 @@ class Worker:
         self._err = bytearray()  # the tail of the stderr of the running process
         self._maxrss = 0  # peak RSS of the last process reaped, KiB
         self._limit_mib = self.memory_mib
-        # one exchange at a time: the fuzz loop decodes a batch in a thread of its own
-        # (engine/screening.py) while the loop may ask the same worker for one input
+        # one exchange at a time, whatever the thread (and any exchange first reads
+        # the answers send_many left outstanding)
         self._exchanging = threading.Lock()
         self._sent: _Sent | None = None  # requests send_many left outstanding
 
