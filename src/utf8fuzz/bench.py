@@ -21,6 +21,7 @@ side. Corrected UTF-8 has no CPython counterpart: its figure is
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import time
@@ -248,27 +249,83 @@ def exec_inputs(count: int, size: int = EXEC_INPUT_SIZE) -> list[bytes]:
 
 
 def exec_run(decode_many: Callable[[Sequence[bytes]], list[Outcome]], inputs: int = 5000,
-             runs: int = 5, batches: tuple[int, ...] = EXEC_BATCHES) -> dict[str, object]:
-    """Inputs per second through an exec client's ``decode_many`` (docs/protocol.md;
-    ``utf8fuzz bench --exec`` loads the client): ``inputs`` 64-byte inputs
-    (:func:`exec_inputs`) in batches of each size, ``runs`` times. The figure is the
-    median of the runs in wall-clock time (the work is split between two
-    processes), with the harness's own CPU time per input beside it. The first
-    pass, untimed, warms the client up and counts the inputs it did not decode."""
+             runs: int = 5, batches: tuple[int, ...] = EXEC_BATCHES,
+             worker_cpu: Callable[[], float | None] | None = None) -> dict[str, object]:
+    """Inputs per second through an out-of-process decoder's ``decode_many`` (an exec
+    client, docs/protocol.md, or a plug-in in its worker: ``utf8fuzz bench --exec``,
+    ``--plugin``): ``inputs`` 64-byte inputs (:func:`exec_inputs`) in batches of each
+    size, ``runs`` times. The figure is the median of the runs in wall-clock time
+    (the work is split between two processes), with the harness's own CPU time per
+    input beside it, and the worker's where ``worker_cpu`` tells its CPU seconds so
+    far (None: not known). The first pass, untimed, warms the client up and counts
+    the inputs it did not decode."""
     data = exec_inputs(inputs)
     failed = sum(not o.ok for o in decode_many(data))
     rows: list[dict[str, object]] = []
     for b in batches:
-        rates, cpu = [], []
+        rates, cpu, theirs = [], [], []
         for _ in range(runs):
+            w0 = worker_cpu() if worker_cpu is not None else None
             t0, c0 = time.perf_counter(), time.process_time()
             for i in range(0, len(data), b):
                 decode_many(data[i : i + b])
             rates.append(len(data) / (time.perf_counter() - t0))
             cpu.append((time.process_time() - c0) / len(data) * 1e6)
+            w1 = worker_cpu() if worker_cpu is not None else None
+            if w0 is not None and w1 is not None and w1 >= w0:  # (not restarted)
+                theirs.append((w1 - w0) / len(data) * 1e6)
         # the harness's own CPU per input: steadier than wall clock on a busy machine
         rows.append({"batch": b, "inputs_per_s": round(statistics.median(rates)),
                      "harness_cpu_us": round(statistics.median(cpu), 1)})
+        if theirs:
+            rows[-1]["worker_cpu_us"] = round(statistics.median(theirs), 1)
     return {"inputs": len(data), "size": EXEC_INPUT_SIZE,
             "input": "64-byte windows of the invalid10 class (64 KiB, seed 2024)",
             "failed": failed, "runs": runs, "rows": rows, "machine": machine()}
+
+
+def process_cpu(pid: int) -> float | None:
+    """The CPU seconds (user and system) process ``pid`` has used, from
+    ``/proc/PID/stat``; None where that cannot be read (not Linux, gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def pure_python_utf8(data: bytes) -> str:
+    """A user's pure-Python decoder, to time a plug-in in its worker with
+    (``utf8fuzz bench --plugin utf8fuzz.bench:pure_python_utf8``, docs/performance.md):
+    the plain shape (``str``, or UnicodeDecodeError at the first maximal subpart), a
+    byte at a time, as CPython's strict UTF-8 codec decodes."""
+    out: list[int] = []
+    i, n = 0, len(data)
+    while i < n:
+        b = data[i]
+        if b < 0x80:
+            out.append(b)
+            i += 1
+            continue
+        if 0xC2 <= b <= 0xDF:
+            need, cp, lo, hi = 1, b & 0x1F, 0x80, 0xBF
+        elif 0xE0 <= b <= 0xEF:
+            need, cp = 2, b & 0x0F
+            lo, hi = (0xA0, 0xBF) if b == 0xE0 else (0x80, 0x9F) if b == 0xED else (0x80, 0xBF)
+        elif 0xF0 <= b <= 0xF4:
+            need, cp = 3, b & 0x07
+            lo, hi = (0x90, 0xBF) if b == 0xF0 else (0x80, 0x8F) if b == 0xF4 else (0x80, 0xBF)
+        else:
+            raise UnicodeDecodeError("utf-8", data, i, i + 1, "invalid start byte")
+        j = i + 1
+        for _ in range(need):
+            if j >= n:
+                raise UnicodeDecodeError("utf-8", data, i, j, "unexpected end of data")
+            if not lo <= data[j] <= hi:
+                raise UnicodeDecodeError("utf-8", data, i, j, "invalid continuation byte")
+            cp, lo, hi = (cp << 6) | (data[j] & 0x3F), 0x80, 0xBF
+            j += 1
+        out.append(cp)
+        i = j
+    return "".join(map(chr, out))

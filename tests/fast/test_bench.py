@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -45,3 +46,33 @@ def test_bench_rejects_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None
     assert cli.main(["bench", "--path", "neon"]) == 2
     err = capsys.readouterr().err
     assert "unknown class 'klingon'" in err and "unknown code path" in err
+
+
+def test_bench_plugin_times_a_plug_in_in_its_worker(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = cli.main(["bench", "--plugin", "tests.engine.planted:accepts_c080+text",
+                   "--inputs", "200", "--runs", "1", "--json"])
+    assert rc == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["decoder"] == "plugin:tests.engine.planted:accepts_c080" and got["failed"] == 0
+    assert [row["batch"] for row in got["rows"]] == list(bench.EXEC_BATCHES)
+    # the worker's own CPU per input beside the harness's (Linux: /proc)
+    assert all(row["worker_cpu_us"] >= 0 for row in got["rows"])
+    assert cli.main(["bench", "--plugin", "tests.engine.planted:accepts_c080+text+inprocess"]) == 2
+    assert "not with +inprocess" in capsys.readouterr().err
+
+
+def test_the_pure_python_plug_in_decodes_as_cpython_strict() -> None:
+    # the decoder docs/performance.md times in its worker: it must be a correct one
+    rng = random.Random(7)
+    cases = [bytes(rng.randrange(256) for _ in range(rng.randrange(8))) for _ in range(5000)]
+    cases += [b"\xe0\xa0\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xf0\x90\x80", b"a\xc2"]
+    for data in cases:
+        try:
+            want: object = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            want = (e.start, e.end)
+        try:
+            got: object = bench.pure_python_utf8(data)
+        except UnicodeDecodeError as e:
+            got = (e.start, e.end)
+        assert got == want, data

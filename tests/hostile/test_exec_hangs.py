@@ -56,3 +56,20 @@ def test_a_client_that_reads_nothing_never_blocks_the_harness() -> None:
         assert [o.status for o in outs] == ["timeout"]
     finally:
         dec.close()
+
+
+def test_requests_sent_ahead_are_pinned_on_their_inputs_around_other_exchanges() -> None:
+    # send_many (the fuzz loop's pipelining): the requests are written, the loop goes
+    # on; another exchange meanwhile reads their replies first and keeps them
+    (dec,) = resolve(client("--do=hang", "--batched", options=TIMEOUT))
+    assert isinstance(dec, ExecDecoder)
+    try:
+        first = dec.send_many([b"a", b"b\xc3", b"c"])
+        alone = dec.decode(b"x\xc3")
+        second = dec.send_many([b"d", b"e\xc3", b"f\xfe", b"g"])
+        assert [o.status for o in second()] == ["ok", "ok", "timeout"]
+        outs = first()
+        assert [o.status for o in outs] == ["ok", "ok", "ok"]
+        assert outs[1].view("strict") == (1, 2) and alone.view("strict") == (1, 2)
+    finally:
+        dec.close()

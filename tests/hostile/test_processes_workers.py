@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import threading
 from typing import Any
 
 import pytest
@@ -100,3 +101,135 @@ def test_a_ready_frame_past_its_bound_is_not_read() -> None:
             w.start()
     finally:
         w.close()
+
+
+def _texts(inputs: list[bytes]) -> list[tuple[int, ...]]:
+    return [tuple(map(ord, x.decode("utf-8", "replace"))) for x in inputs]
+
+
+def test_a_batch_gives_each_input_its_own_outcome() -> None:
+    # many inputs per request (_subprocess.py, "Batches"): each outcome is its own
+    # input's, in order, and one worker served them all
+    (dec,) = plugin.load_all(f"{M}:floods+text")
+    inputs = [b"%d \xe2\x82" % i if i % 3 else b"%d ok" % i for i in range(300)]
+    try:
+        outs = dec.decode_many(inputs)
+        assert [o.view("replace") for o in outs] == _texts(inputs)
+        assert all(o.length == len(x) for o, x in zip(outs, inputs, strict=True))
+        assert dec.worker.restarts == 0
+    finally:
+        dec.close()
+
+
+@pytest.mark.parametrize("at", [0, 17, 39])
+def test_a_death_mid_batch_is_pinned_on_its_input_and_the_rest_go_on(at: int) -> None:
+    (dec,) = plugin.load_all(f"{M}:exits+text")
+    inputs = [b"in %d \xc3" % i for i in range(40)]
+    inputs[at] = b"dies \xfe"
+    try:
+        outs = dec.decode_many(inputs)
+        assert [o.status for o in outs] == ["crash" if i == at else "ok" for i in range(40)]
+        assert "exited with status 3" in outs[at].detail
+        mine = _texts(inputs)
+        assert all(o.view("replace") == mine[i] for i, o in enumerate(outs) if i != at)
+    finally:
+        dec.close()
+
+
+BATCH_FLOODER = textwrap.dedent("""
+    import json, os, struct, sys
+    from utf8fuzz.decoders.plugin import unpack_batch
+    os.write(1, struct.pack("<I", 2) + b"{}")
+    while True:
+        head = sys.stdin.buffer.read(4)
+        if len(head) < 4:
+            break
+        _, inputs = unpack_batch(sys.stdin.buffer.read(struct.unpack("<I", head)[0]))
+        if b"flood" in inputs:  # announces 1 GiB and starts writing it
+            os.write(1, struct.pack("<I", 1 << 30))
+            block = b"x" * (1 << 20)
+            for _ in range(1024):
+                os.write(1, block)
+        body = json.dumps([x.decode() for x in inputs]).encode()
+        os.write(1, struct.pack("<I", len(body)) + body)
+""")
+
+
+def test_a_batch_answer_past_its_bound_is_pinned_on_its_input() -> None:
+    w = Worker([sys.executable, "-c", BATCH_FLOODER], timeout=30,
+               answer_limit=lambda p: 1000)
+    try:
+        got = w.request_batch([b"a", b"b", b"flood", b"c"],
+                              lambda xs: plugin.pack_batch(0, xs),
+                              lambda a, xs: list(json.loads(a)))
+        assert got[:2] == ["a", "b"] and got[3] == "c"
+        assert isinstance(got[2], Failure) and got[2].status == "bad-outcome"
+        assert got[2].detail.startswith("oversized-output: worker began an answer of "
+                                        "1073741824 bytes (at most 1000")
+        assert w.restarts == 2  # the batch's, then "flood" alone
+    finally:
+        w.close()
+
+
+def test_two_threads_on_one_worker_each_get_their_own_outcomes() -> None:
+    # the fuzz loop decodes a batch in a thread of its own (engine/screening.py,
+    # Pipeline) while it may ask the same worker for one input: one exchange at a time
+    (dec,) = plugin.load_all(f"{M}:floods+text")
+    wrong: list[str] = []
+
+    def use(tag: bytes) -> None:
+        for k in range(12):
+            inputs = [b"%s %d %d \xe2" % (tag, k, i) for i in range(1 + k % 7)]
+            if [o.view("replace") for o in dec.decode_many(inputs)] != _texts(inputs):
+                wrong.append(f"{tag!r} {k}")
+
+    try:
+        # started here: a worker dies with the thread that started it (PR_SET_PDEATHSIG)
+        assert dec.decode(b"x").ok
+        threads = [threading.Thread(target=use, args=(t,)) for t in (b"one", b"two")]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not wrong and dec.worker.restarts == 0
+    finally:
+        dec.close()
+
+
+def test_a_batch_sent_is_answered_in_order_around_other_exchanges() -> None:
+    # send_many (the fuzz loop's pipelining): the batch is written, the loop goes on;
+    # another exchange meanwhile reads its answer first and keeps it for its call
+    (dec,) = plugin.load_all(f"{M}:exits+text")
+    a = [b"a %d \xe2" % i for i in range(50)]
+    b = [b"b %d \xf0" % i for i in range(50)]
+    b[20] = b"dies \xfe"
+    try:
+        first = dec.send_many(a)
+        alone = dec.decode(b"c \xc3")
+        second = dec.send_many(b)
+        outs = second()
+        assert [o.status for o in outs] == ["crash" if i == 20 else "ok" for i in range(50)]
+        mine = _texts(b)
+        assert all(o.view("replace") == mine[i] for i, o in enumerate(outs) if i != 20)
+        assert [o.view("replace") for o in first()] == _texts(a)
+        assert alone.view("replace") == (ord("c"), ord(" "), 0xFFFD)
+    finally:
+        dec.close()
+
+
+def test_a_failed_batch_goes_again_alone_while_the_next_is_outstanding() -> None:
+    # the loop sends batch k+1 before it reads batch k: k's death is found then, and
+    # its inputs go again alone only once k+1's answer is read and kept
+    (dec,) = plugin.load_all(f"{M}:exits+text")
+    a = [b"a %d \xe2" % i for i in range(30)]
+    a[5] = b"dies \xfe"
+    b = [b"b %d \xf0" % i for i in range(30)]
+    try:
+        first, second = dec.send_many(a), dec.send_many(b)
+        outs = first()
+        assert [o.status for o in outs] == ["crash" if i == 5 else "ok" for i in range(30)]
+        mine = _texts(a)
+        assert all(o.view("replace") == mine[i] for i, o in enumerate(outs) if i != 5)
+        assert [o.view("replace") for o in second()] == _texts(b)
+    finally:
+        dec.close()

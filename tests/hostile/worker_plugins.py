@@ -1,8 +1,9 @@
 """Plug-ins for tests/hostile/test_processes_*.py, run in worker processes: each
-decodes like CPython's strict UTF-8 codec except on inputs holding FE."""
+decodes like CPython's UTF-8 codec except on inputs holding FE."""
 
 from __future__ import annotations
 
+import os
 import threading
 
 #: What ``floods`` returns for an input holding FE: 10 MB of text.
@@ -21,3 +22,10 @@ def spins(data: bytes) -> str:
     if b"\xfe" in data:
         threading.Event().wait()
     return data.decode("utf-8")
+
+
+def exits(data: bytes) -> str:
+    """A ``+text`` decoder whose process exits (status 3) on an input holding FE."""
+    if b"\xfe" in data:
+        os._exit(3)
+    return data.decode("utf-8", "replace")

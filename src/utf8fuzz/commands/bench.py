@@ -13,9 +13,10 @@ executions and bytes per CPU-second, and the loop's peak RSS growth over it;
 ``--compare SRC`` runs another source tree in interleaved pairs (see
 :mod:`utf8fuzz.engine.loop_bench` and docs/performance.md).
 
-``utf8fuzz bench --exec CMD`` measures an exec client (docs/protocol.md): 64-byte
-inputs per second through ``decode_many``, one input, 32 and 1,024 per batch
-(:func:`utf8fuzz.bench.exec_run`).
+``utf8fuzz bench --exec CMD`` measures an exec client (docs/protocol.md), and
+``utf8fuzz bench --plugin SPEC`` a plug-in in its worker process: 64-byte inputs per
+second through ``decode_many``, one input, 32 and 1,024 per batch, and the CPU time
+per input of the harness and of the process (:func:`utf8fuzz.bench.exec_run`).
 """
 
 from __future__ import annotations
@@ -23,14 +24,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from utf8fuzz import safe
 from utf8fuzz.errors import UsageError
 
+if TYPE_CHECKING:
+    from utf8fuzz.decoders.exec import ExecDecoder
+    from utf8fuzz.decoders.plugin import IsolatedDecoder
+
 HELP = ("time the fast path against CPython's bytes.decode (MB/s and ratios per input class); "
         "--loop: the fuzz loop's executions per second; --exec: an exec client's inputs per "
-        "second")
+        "second; --plugin: a plug-in's in its worker")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,13 +56,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exec", dest="exec_cmd", metavar="CMD",
                    help="time an exec client instead: 64-byte inputs per second through "
                    "the protocol (docs/protocol.md), in batches; uses --inputs and --runs")
+    p.add_argument("--plugin", metavar="SPEC",
+                   help="time a plug-in in its worker process instead (module:attr[...], "
+                   "as --decoder takes it), as --exec does")
     loop_bench.add_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
     from utf8fuzz import bench
 
-    if args.exec_cmd is not None:
+    if args.exec_cmd is not None or args.plugin is not None:
         return _exec(args)
     if args.loop:
         return _loop(args)
@@ -113,27 +121,27 @@ def _loop(args: argparse.Namespace) -> int:
 
 def _exec(args: argparse.Namespace) -> int:
     from utf8fuzz import bench
-    from utf8fuzz.decoders import UnknownDecoder
     from utf8fuzz.decoders import exec as exec_adapter
 
     if (args.loop or args.classes or args.sizes or args.path or args.callgrind or args.compare
             or args.tree):
-        raise UsageError("--exec times an exec client: not with --loop and its options, "
-                         "--class, --size or --path")
+        raise UsageError("--exec and --plugin time an out-of-process decoder: not with "
+                         "--loop and its options, --class, --size or --path")
     if args.inputs < 1 or args.runs < 1:
         raise UsageError("--inputs and --runs must be at least 1")
-    spec = args.exec_cmd
-    if not spec.startswith(exec_adapter.PREFIX):
-        spec = exec_adapter.PREFIX + spec
-    try:
-        decs = exec_adapter.load(spec)
-    except UnknownDecoder as e:
-        raise UsageError(str(e)) from None
+    if args.exec_cmd is not None and args.plugin is not None:
+        raise UsageError("--exec or --plugin: one out-of-process decoder at a time")
+    decs, spec = _out_of_process(args.exec_cmd, args.plugin)
     # the replace mode when there is one: the larger replies
     dec = next((d for d in decs if d.name.split("@")[0].endswith(":replace")), decs[0])
-    assert isinstance(dec, exec_adapter.ExecDecoder)
+    worker = dec.proc.worker if isinstance(dec, exec_adapter.ExecDecoder) else dec.worker
+
+    def worker_cpu() -> float | None:
+        return bench.process_cpu(worker.proc.pid) if worker.proc is not None else None
+
     try:
-        result = bench.exec_run(dec.decode_many, inputs=args.inputs, runs=args.runs)
+        result = bench.exec_run(dec.decode_many, inputs=args.inputs, runs=args.runs,
+                                worker_cpu=worker_cpu)
     except ValueError as e:  # more inputs than the input class holds
         raise UsageError(str(e)) from None
     finally:
@@ -150,10 +158,37 @@ def _exec(args: argparse.Namespace) -> int:
              f"{result['failed']} not decoded",
              f"{m['cpu']}, {m['cores']} cores, Python {m['python']}"]
     for row in rows:
+        theirs = (f", its process {row['worker_cpu_us']} us/input"
+                  if "worker_cpu_us" in row else "")
         lines.append(f"  batch {row['batch']:>5}: {row['inputs_per_s']:>9,} inputs/s, "
-                     f"harness CPU {row['harness_cpu_us']} us/input")
+                     f"harness CPU {row['harness_cpu_us']} us/input{theirs}")
     print(_escaped_lines("\n".join(lines)))
     return 0
+
+
+def _out_of_process(exec_cmd: str | None, plugin_spec: str | None,
+                    ) -> tuple[list[ExecDecoder | IsolatedDecoder], str]:
+    """The decoders ``--exec CMD`` or ``--plugin SPEC`` names, and the spec."""
+    from utf8fuzz.decoders import UnknownDecoder, plugin
+    from utf8fuzz.decoders import exec as exec_adapter
+
+    try:
+        if plugin_spec is not None:
+            loaded = plugin.load_all(plugin_spec)
+            isolated = [d for d in loaded if isinstance(d, plugin.IsolatedDecoder)]
+            if not isolated:
+                for d in loaded:
+                    d.close()
+                raise UsageError("--plugin times a plug-in in its worker process: not "
+                                 "with +inprocess")
+            return list(isolated), plugin_spec
+        spec = str(exec_cmd)
+        if not spec.startswith(exec_adapter.PREFIX):
+            spec = exec_adapter.PREFIX + spec
+        return [d for d in exec_adapter.load(spec)
+                if isinstance(d, exec_adapter.ExecDecoder)], spec
+    except UnknownDecoder as e:
+        raise UsageError(str(e)) from None
 
 
 def _escaped_lines(s: str) -> str:

@@ -8,7 +8,10 @@ starts with one ``ready`` frame (its description, or why it cannot run).
 
 Requests are pipelined: :meth:`Worker.request_many` writes while it reads
 (non-blocking pipes and a selector), so a batch of thousands costs a few system
-calls and neither side can block the other on a full pipe. Each answer must
+calls and neither side can block the other on a full pipe. :meth:`Worker.send_many`
+splits that in two: it writes what the pipe takes now and returns, and its answers
+are read when the caller asks for them (or first thing in any other exchange), so
+the worker works while the caller does something else. Each answer must
 arrive within ``timeout`` seconds of the previous one (or of the start): a
 worker that misses that is killed and the request gets a ``timeout``; one that
 exits gets a ``crash`` carrying its exit status and the tail of its stderr.
@@ -20,6 +23,14 @@ the request that causes it (at the cost of one more timeout for a hang). After a
 ``timeout`` the rest of the batch is not sent: :meth:`Worker.request_many` then
 returns fewer answers than requests (each further hang would cost a timeout or
 two, and the run learns nothing new from it).
+
+Batches. :meth:`Worker.request_batch` sends many items (inputs) in one request
+and takes one answer for them all, which a worker that pays per message (a Python
+one: a read, a JSON encoding, a write each) answers at a share of the cost. A
+batch that fails (a crash, a hang, an answer past its bound or not one answer per
+item) is sent again one item at a time, each alone, until one fails alone: the
+failure is pinned on that item, never another, at the cost of one more timeout for
+a hang; the items after it go on in a batch again, except after a ``timeout``.
 
 Bounded answers. ``answer_limit(payload)`` is the longest frame that may answer
 ``payload``: a length prefix past it is a ``bad-outcome`` (``oversized-output``)
@@ -71,10 +82,11 @@ import signal
 import struct
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 _LEN = struct.Struct("<I")
 
@@ -118,6 +130,22 @@ class Failure:
     status: Literal["crash", "timeout", "bad-outcome"]
     detail: str
     pinned: bool = False
+
+
+#: ``pack(items)``: the request that carries a batch of items (:meth:`Worker.send_batch`).
+Pack = Callable[[Sequence[bytes]], bytes]
+#: ``unpack(answer, items)``: the answer of each item, or why ``answer`` is garbage.
+Unpack = Callable[[bytes, Sequence[bytes]], list[Any] | str]
+
+
+@dataclass
+class _Sent:
+    """Requests :meth:`Worker.send_many` wrote (``written`` bytes of their frames so
+    far), and their answers once read."""
+
+    payloads: tuple[bytes, ...]
+    written: int = 0
+    answers: list[bytes | Failure] | None = None
 
 
 class WorkerUnavailable(RuntimeError):
@@ -332,6 +360,10 @@ class Worker:
         self._err = bytearray()  # the tail of the stderr of the running process
         self._maxrss = 0  # peak RSS of the last process reaped, KiB
         self._limit_mib = self.memory_mib
+        # one exchange at a time, whatever the thread (and any exchange first reads
+        # the answers send_many left outstanding)
+        self._exchanging = threading.Lock()
+        self._sent: _Sent | None = None  # requests send_many left outstanding
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -380,6 +412,7 @@ class Worker:
 
     def _stop(self) -> None:
         p, self.proc = self.proc, None
+        self._sent = None  # what it was sent goes again (send_many)
         if p is None:
             return
         # Its tree first, while the worker still holds its pid (unreaped), then its
@@ -409,32 +442,153 @@ class Worker:
     def request_many(self, payloads: Sequence[bytes]) -> list[bytes | Failure]:
         """One answer (or Failure) per payload, in order, restarting as needed; after
         a ``timeout`` nothing more is sent, and the list ends with it (shorter than
-        ``payloads``: module docstring)."""
+        ``payloads``: module docstring). Safe to call from several threads: one
+        exchange runs at a time."""
+        with self._exchanging:
+            return self._request_many(payloads)
+
+    def send_many(self, payloads: Sequence[bytes]) -> Callable[[], list[bytes | Failure]]:
+        """:meth:`request_many` in two halves: the requests are written now, as far
+        as the pipe takes them without waiting, and the worker works while the
+        caller goes on; the call returned reads the answers (writing the rest first)
+        and gives what :meth:`request_many` gives. Its timeout counts from that
+        call. Any other exchange with this worker meanwhile reads those answers
+        first and keeps them for the call. WorkerUnavailable (from either half): the
+        worker cannot start."""
+        sent = _Sent(tuple(payloads))
+        if not sent.payloads:
+            return lambda: []
+        with self._exchanging:
+            self._settle()
+            self.start()
+            sent.written = self._write_some(b"".join(frame(p) for p in sent.payloads))
+            self._sent = sent
+
+        def answers() -> list[bytes | Failure]:
+            with self._exchanging:
+                if self._sent is sent:
+                    self._settle()
+                # none: its process was stopped before it answered, so it goes again
+                return self._request_many(sent.payloads, sent.answers)
+
+        return answers
+
+    def _settle(self) -> None:
+        """Read the answers of the requests :meth:`send_many` left outstanding, if
+        any, and keep them for its call."""
+        sent, self._sent = self._sent, None
+        if sent is None:
+            return
+        got = self._exchange(sent.payloads, want=len(sent.payloads), timeout=self.timeout,
+                             skip=sent.written)
+        if got and isinstance(got[-1], Failure):
+            self._stop()
+        sent.answers = got
+
+    def _request_many(self, payloads: Sequence[bytes],
+                      got: list[bytes | Failure] | None = None) -> list[bytes | Failure]:
+        """:meth:`request_many`; ``got``: what its first exchange answered already
+        (the worker stopped if that ended with a Failure)."""
         out: list[bytes | Failure] = []
         while len(out) < len(payloads):
-            self.start()
             rest = payloads[len(out):]
-            got = self._exchange(rest, want=len(rest), timeout=self.timeout)
-            if not (got and isinstance(got[-1], Failure)):
-                out += got
+            if got is None:
+                self._settle()
+                self.start()
+                got = self._exchange(rest, want=len(rest), timeout=self.timeout)
+                if got and isinstance(got[-1], Failure):
+                    self._stop()
+            answered, got = got, None
+            if not (answered and isinstance(answered[-1], Failure)):
+                out += answered
                 continue
-            self._stop()
-            failed = got[-1]
-            out += got[:-1]
-            if failed.pinned or self.answers_each or len(rest) - len(got) + 1 == 1:
+            failed = answered[-1]
+            out += answered[:-1]
+            if failed.pinned or self.answers_each or len(rest) - len(answered) + 1 == 1:
                 out.append(failed)  # only one request was outstanding: it did this
             else:
                 # The worker batches its answers, so any outstanding request may be the
                 # one that killed or stalled it: each goes again alone until one fails.
-                out += self._one_by_one(rest[len(got) - 1 :])
+                out += self._one_by_one(rest[len(answered) - 1 :])
             if isinstance(out[-1], Failure) and out[-1].status == "timeout":
                 return out
         return out
+
+    def request_batch(self, items: Sequence[bytes], pack: Pack, unpack: Unpack,
+                      ) -> list[Any | Failure]:
+        """One answer (or Failure) per item, in order, from requests that each carry
+        many items: ``pack(items)`` is the request, ``unpack(answer, items)`` its
+        answers, one per item, or why the answer is garbage. A failed batch is
+        re-sent one item at a time (module docstring, "Batches"); after a ``timeout``
+        nothing more is sent, and the list ends with it."""
+        return self.send_batch(items, pack, unpack)()
+
+    def send_batch(self, items: Sequence[bytes], pack: Pack, unpack: Unpack,
+                   ) -> Callable[[], list[Any | Failure]]:
+        """:meth:`request_batch` in two halves, as :meth:`send_many`."""
+        answers = self.send_many([pack(items)])
+
+        def batch_answers() -> list[Any | Failure]:
+            (answer,) = answers()
+            return self._batch_answers(items, answer, pack, unpack)
+
+        return batch_answers
+
+    def _batch_answers(self, items: Sequence[bytes], answer: bytes | Failure, pack: Pack,
+                       unpack: Unpack) -> list[Any | Failure]:
+        """The answers of ``items``, from ``answer`` to their batch and, where it
+        failed, from the items sent again alone (module docstring, "Batches")."""
+        out: list[Any | Failure] = []
+        got = self._unpacked(answer, items, unpack)
+        while True:
+            rest = items[len(out):]
+            if not isinstance(got, Failure):
+                out += got
+            elif len(rest) == 1:
+                out.append(got)
+            else:
+                for x in rest:  # each alone until one fails: the failure is its own
+                    alone = self._batch([x], pack, unpack)
+                    out.append(alone[0] if isinstance(alone, list) else alone)
+                    if isinstance(alone, Failure):
+                        break
+            if len(out) == len(items) or (isinstance(out[-1], Failure)
+                                          and out[-1].status == "timeout"):
+                return out
+            got = self._batch(items[len(out):], pack, unpack)
+
+    def _batch(self, items: Sequence[bytes], pack: Pack, unpack: Unpack,
+               ) -> list[Any] | Failure:
+        """One exchange of one batch: its answers, or the Failure of the batch."""
+        (answer,) = self.request_many([pack(items)])
+        return self._unpacked(answer, items, unpack)
+
+    def _unpacked(self, answer: bytes | Failure, items: Sequence[bytes], unpack: Unpack,
+                  ) -> list[Any] | Failure:
+        if isinstance(answer, Failure):
+            return answer
+        got = unpack(answer, items)
+        if isinstance(got, str):
+            return Failure("crash", f"garbage answer from {self.name}: {got}", pinned=True)
+        if len(got) != len(items):
+            return Failure("crash", f"garbage answer from {self.name}: {len(got)} answers "
+                           f"for {len(items)} inputs", pinned=True)
+        return got
+
+    def _write_some(self, data: bytes) -> int:
+        """Write what the pipe to the worker takes of ``data`` now; how much."""
+        assert self.proc and self.proc.stdin
+        done = 0
+        with contextlib.suppress(BlockingIOError, BrokenPipeError, ConnectionResetError):
+            while done < len(data):
+                done += os.write(self.proc.stdin.fileno(), data[done : done + (1 << 16)])
+        return done
 
     def _one_by_one(self, payloads: Sequence[bytes]) -> list[bytes | Failure]:
         """Each payload alone, in order, until one fails (its Failure ends the list)."""
         out: list[bytes | Failure] = []
         for p in payloads:
+            self._settle()
             self.start()
             alone = self._exchange([p], want=1, timeout=self.timeout)
             out += alone
@@ -444,12 +598,14 @@ class Worker:
         return out
 
     def _exchange(
-        self, payloads: Sequence[bytes], *, want: int, timeout: float
+        self, payloads: Sequence[bytes], *, want: int, timeout: float, skip: int = 0,
     ) -> list[bytes | Failure]:
+        """Write the frames of ``payloads`` (less their first ``skip`` bytes, written
+        already) while reading ``want`` answers; a Failure ends the list."""
         assert self.proc and self.proc.stdin and self.proc.stdout and self.proc.stderr
         wfd, rfd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         efd = self.proc.stderr.fileno()
-        pending = memoryview(b"".join(frame(p) for p in payloads))
+        pending = memoryview(b"".join(frame(p) for p in payloads))[skip:]
         answers: list[bytes | Failure] = []
         sel = selectors.DefaultSelector()
         sel.register(rfd, selectors.EVENT_READ)

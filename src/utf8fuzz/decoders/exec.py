@@ -505,15 +505,32 @@ class ExecDecoder(Decoder):
 
     def decode_many(self, inputs: Sequence[bytes]) -> list[Outcome]:
         """One outcome per input, in order; pipelined (see the module docstring)."""
-        try:
-            answers = self.proc.worker.request_many(self.proc.requests(self.code, inputs))
-        except WorkerUnavailable as e:
+        return self.send_many(inputs)()
+
+    def send_many(self, inputs: Sequence[bytes]) -> Callable[[], list[Outcome]]:
+        """:meth:`decode_many` in two halves (:mod:`utf8fuzz.engine.screening`): the
+        requests go to the client now; the call returned waits for the outcomes."""
+        def unavailable(e: WorkerUnavailable) -> list[Outcome]:
             detail = safe.text(f"{self.name} cannot run: {e}", 300)
             prov = self.provenance()
             return [Outcome.failure(len(d), "crash", detail, prov) for d in inputs]
-        prov = self.provenance()
-        # after a timeout the client is sent no more: fewer answers than inputs
-        return [self._outcome(d, a, prov) for d, a in zip(inputs, answers, strict=False)]
+
+        try:
+            answers = self.proc.worker.send_many(self.proc.requests(self.code, inputs))
+        except WorkerUnavailable as e:
+            outs = unavailable(e)
+            return lambda: outs
+
+        def outcomes() -> list[Outcome]:
+            try:
+                got = answers()
+            except WorkerUnavailable as e:
+                return unavailable(e)
+            prov = self.provenance()
+            # after a timeout the client is sent no more: fewer answers than inputs
+            return [self._outcome(d, a, prov) for d, a in zip(inputs, got, strict=False)]
+
+        return outcomes
 
     def _outcome(self, data: bytes, a: bytes | Failure, prov: dict[str, str]) -> Outcome:
         n = len(data)

@@ -79,7 +79,9 @@ call (default 10, or ``$UTF8FUZZ_DECODER_TIMEOUT``); with ``inprocess``, said
 explicitly, it interrupts the call with SIGALRM (Python code anywhere; C code when
 it returns to the interpreter), a ``timeout`` outcome. ``memory=MiB``: the worker's
 address-space limit (default 2048, or ``$UTF8FUZZ_WORKER_MEMORY``; 0: none; not
-with ``inprocess``). :meth:`IsolatedDecoder.decode_many` pipelines a batch.
+with ``inprocess``). :meth:`IsolatedDecoder.decode_many` sends a batch in one request
+(:func:`pack_batch`), answered in one frame; a failure is pinned on its own input
+(:meth:`~._subprocess.Worker.request_batch`).
 
 An unknown shape, mode, option, profile or policy is an
 :class:`~utf8fuzz.decoders.UnknownDecoder`: one line (the CLI exits 2).
@@ -103,6 +105,7 @@ import codecs
 import importlib
 import json
 import os
+import struct
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -716,11 +719,51 @@ class PluginWorker(Worker):
 JSON_PER_ITEM = 128
 
 
+_U32 = struct.Struct("<I")
+
+
+def pack_batch(mode: int, inputs: Sequence[bytes]) -> bytes:
+    """A worker's request: the mode byte, the ``u32`` count of inputs, each one's
+    ``u32`` length, then the inputs one after the other."""
+    return b"".join([bytes([mode]), _U32.pack(len(inputs)),
+                     struct.pack(f"<{len(inputs)}I", *map(len, inputs)), *inputs])
+
+
+def unpack_batch(request: bytes) -> tuple[int, list[bytes]]:
+    """The mode byte and the inputs of :func:`pack_batch`'s request (ValueError if
+    it is not one)."""
+    if len(request) < 5:
+        raise ValueError("a request shorter than its header")
+    (count,) = _U32.unpack_from(request, 1)
+    at = 5 + 4 * count
+    if at > len(request):
+        raise ValueError("a request shorter than its lengths")
+    inputs = []
+    for n in struct.unpack_from(f"<{count}I", request, 5):
+        inputs.append(request[at : at + n])
+        at += n
+    if at != len(request):
+        raise ValueError("a request whose lengths do not add up")
+    return request[0], inputs
+
+
 def answer_limit(request: bytes) -> int:
-    """The longest answer frame a worker may send to ``request`` (a mode byte, then
-    the input): the JSON of an outcome within :func:`~utf8fuzz.outcome.output_bound`,
-    and room for its provenance and detail."""
-    return FRAME_SLACK + JSON_PER_ITEM * output_bound(max(len(request) - 1, 0))
+    """The longest answer frame a worker may send to ``request`` (:func:`pack_batch`):
+    for each input, the JSON of an outcome within
+    :func:`~utf8fuzz.outcome.output_bound`, and room for its provenance and detail."""
+    (count,) = _U32.unpack_from(request, 1)
+    return sum(FRAME_SLACK + JSON_PER_ITEM * output_bound(n)
+               for n in struct.unpack_from(f"<{count}I", request, 5))
+
+
+def _answers(answer: bytes, inputs: Sequence[bytes]) -> list[Any] | str:
+    """A worker's answer to a batch: a JSON array, one outcome per input (each is
+    checked as it is made into an Outcome); or why it is not one."""
+    try:
+        got = json.loads(answer)
+    except (ValueError, RecursionError) as e:
+        return safe.text(e, 200)
+    return got if type(got) is list else "not a JSON array"
 
 
 def oversized(o: Outcome, n: int) -> str | None:
@@ -777,19 +820,39 @@ class IsolatedDecoder(Decoder):
         return self.decode_many([data])[0]
 
     def decode_many(self, inputs: Sequence[bytes]) -> list[Outcome]:
-        head = bytes([self.mode])
-        try:
-            answers = self.worker.request_many([head + d for d in inputs])
-        except WorkerUnavailable as e:
-            return [Outcome.failure(len(d), "crash", str(e), self.versions()) for d in inputs]
-        # after a timeout the worker is sent no more: fewer answers than inputs
-        return [self._outcome(d, a) for d, a in zip(inputs, answers, strict=False)]
+        """One outcome per input, in order, from requests of many inputs each
+        (:meth:`~._subprocess.Worker.request_batch`: a failure is pinned on its own
+        input); after a ``timeout`` the rest are not sent, and the list ends there."""
+        return self.send_many(inputs)()
 
-    def _outcome(self, data: bytes, answer: bytes | Failure) -> Outcome:
+    def send_many(self, inputs: Sequence[bytes]) -> Callable[[], list[Outcome]]:
+        """:meth:`decode_many` in two halves (:mod:`utf8fuzz.engine.screening`): the
+        batch goes to the worker now; the call returned waits for its outcomes."""
+        mode = self.mode
+
+        def failed(e: WorkerUnavailable) -> list[Outcome]:
+            return [Outcome.failure(len(d), "crash", str(e), self.versions()) for d in inputs]
+
+        try:
+            answers = self.worker.send_batch(inputs, lambda xs: pack_batch(mode, xs), _answers)
+        except WorkerUnavailable as e:
+            outs = failed(e)
+            return lambda: outs
+
+        def outcomes() -> list[Outcome]:
+            try:
+                got = answers()
+            except WorkerUnavailable as e:
+                return failed(e)
+            return [self._outcome(d, a) for d, a in zip(inputs, got, strict=False)]
+
+        return outcomes
+
+    def _outcome(self, data: bytes, answer: Any) -> Outcome:
         if isinstance(answer, Failure):
             return Outcome.failure(len(data), answer.status, answer.detail, self.versions())
         try:
-            out = Outcome.from_json(json.loads(answer))
+            out = Outcome.from_json(answer)
         except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as e:
             return Outcome.failure(len(data), "crash", f"garbage reply from {self.name} "
                                    f"worker: {safe.text(e, 200)}", self.versions())
@@ -798,7 +861,9 @@ class IsolatedDecoder(Decoder):
             return Outcome.failure(len(data), "bad-outcome", big, self.versions())
         if out.tokens_ is not None:  # the escape view needs the input bytes
             out = Outcome.from_tokens(out.tokens_, out.length, out.provenance, data=data)
-        object.__setattr__(out, "provenance", {**out.provenance, "isolated": "worker process"})
+        # the worker leaves out the decoder's own provenance (the same on every answer)
+        object.__setattr__(out, "provenance", {**out.provenance, "isolated": "worker process"}
+                           if out.provenance else self._versions)
         return out
 
     def close(self) -> None:
@@ -814,7 +879,8 @@ def _check_ready(ready: bytes) -> None:
 
 def worker_main() -> None:
     """The worker: load the spec's decoders, say ready (with the codec modes the
-    function accepts), answer frames (a mode byte, then the input) until stdin ends."""
+    function accepts), then answer each request (:func:`pack_batch`: a mode byte and
+    many inputs) with one frame, a JSON array of their outcomes, until stdin ends."""
     spec, base, path = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     sys.path[:] = path
     out = os.fdopen(os.dup(1), "wb", buffering=0)
@@ -830,26 +896,42 @@ def worker_main() -> None:
     modes = list(dict.fromkeys(mode_word(i) for i in by_mode if i != NO_MODE))
     out.write(frame(json.dumps({"ok": True, "modes": modes,
                                 "left_out": built.left_out}).encode()))
+    own = {i: d.provenance() for i, d in by_mode.items()}
     while True:
         head = inp.read(4)
         if len(head) < 4:
             return
-        n = int.from_bytes(head, "little")
-        req = inp.read(n)
-        data = req[1:]
-        dec = by_mode.get(req[0]) if req else None
-        if dec is None:
-            o = Outcome.failure(len(data), "crash", "the worker has no decoder for this mode")
-        else:
-            o = dec.decode(data)
-        big = oversized(o, len(data))
-        if big is not None:  # not encoded: its JSON could be larger than the harness reads
-            o = Outcome.failure(len(data), "bad-outcome", big, o.provenance)
-        if o.status == "crash" and (o.detail or "").startswith("MemoryError"):
-            # its own feature, as the parent names a worker that died of it
-            o = Outcome.failure(len(data), "crash",
-                                f"oom: the plug-in ran out of memory; {o.detail}", o.provenance)
-        out.write(frame(json.dumps(o.to_json()).encode()))
+        mode, inputs = unpack_batch(inp.read(int.from_bytes(head, "little")))
+        dec = by_mode.get(mode)
+        answers = [_answer(dec, data, own.get(mode)) for data in inputs]
+        out.write(frame(json.dumps(answers).encode()))
+
+
+def _answer(dec: Decoder | None, data: bytes, own: dict[str, str] | None) -> dict[str, Any]:
+    """The worker's answer for one input: its outcome as JSON, without the decoder's
+    own provenance (``own``: the harness knows it)."""
+    if dec is None:
+        o = Outcome.failure(len(data), "crash", "the worker has no decoder for this mode")
+    else:
+        o = dec.decode(data)
+    big = oversized(o, len(data))
+    if big is not None:  # not encoded: its JSON could be larger than the harness reads
+        o = Outcome.failure(len(data), "bad-outcome", big, o.provenance)
+    if o.status == "crash" and (o.detail or "").startswith("MemoryError"):
+        # its own feature, as the parent names a worker that died of it
+        o = Outcome.failure(len(data), "crash",
+                            f"oom: the plug-in ran out of memory; {o.detail}", o.provenance)
+    if o.ok and o.tokens_ is None:
+        # Outcome.to_json's form, its views as they are (json makes tuples arrays,
+        # and a text view held as a str a string): the harness reads both alike
+        answer: dict[str, Any] = {"status": "ok", "length": o.length, "views": o.views}
+        if o.provenance:
+            answer["provenance"] = o.provenance
+    else:
+        answer = o.to_json()
+    if answer.get("provenance") == own:
+        del answer["provenance"]
+    return answer
 
 
 # -- entry points ---------------------------------------------------------------------

@@ -44,7 +44,7 @@ the minimizer) compares in full unless the differ was made with ``full_every > 1
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import MappingProxyType
 from typing import Any, cast
 
@@ -63,6 +63,7 @@ from utf8fuzz.engine.screening import (
     screen_is_whole,
     screen_many,
     screen_of,
+    send_many,
     views_from_tokens,
     whole_views_of,
 )
@@ -314,10 +315,30 @@ class Differ:
         Why: an out-of-process decoder (node, an isolated plug-in) costs a round
         trip per call, more than every in-process decoder together; in a batch it
         costs a share of one. The fuzz loop (:mod:`.finder`) runs every input
-        through :meth:`run` without them and through here in bulk, and re-runs
-        an input in full - everything, synchronously - before it records anything,
-        so a signature is always named from one full run."""
-        outs = [(d, decode_many(d, inputs)) for d in self.out_of_process]
+        through :meth:`run` without them and through here in bulk
+        (:meth:`send_out_of_process`), and re-runs an input in full - everything,
+        synchronously - before it records anything, so a signature is always named
+        from one full run."""
+        return self._judge_out_of_process(
+            inputs, [(d, decode_many(d, inputs)) for d in self.out_of_process])
+
+    def send_out_of_process(self, inputs: Sequence[bytes]) -> Callable[[], list[Result]]:
+        """:meth:`run_out_of_process`, pipelined: ``inputs`` go to the decoders now
+        (:func:`.screening.send_many`), and the call returned waits for their
+        outcomes and gives the results. Until then the loop goes on and the
+        decoders' processes work beside it."""
+        inputs = tuple(inputs)
+        sent = [(d, send_many(d, inputs)) for d in self.out_of_process]
+
+        def results() -> list[Result]:
+            return self._judge_out_of_process(inputs, [(d, outcomes()) for d, outcomes in sent])
+
+        return results
+
+    def _judge_out_of_process(self, inputs: Sequence[bytes],
+                              outs: list[tuple[Decoder, list[Outcome]]]) -> list[Result]:
+        """The results of :meth:`run_out_of_process`, from each decoder's outcomes of
+        ``inputs`` (a prefix of them after a hang: screening.decode_many)."""
         results = []
         for i, data in enumerate(inputs):
             refs: dict[tuple[str, str], Judge] = {}

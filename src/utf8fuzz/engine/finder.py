@@ -38,9 +38,10 @@ one hex line each), which survives the crash and is emptied when the round is do
 Out-of-process decoders (node, isolated plug-ins) cost a round trip per call, more
 than all in-process decoders together. The finder's differ leaves them out of the
 per-input comparison; the finder keeps the inputs and every :data:`BULK` of them
-sends one ``decode_many`` per such decoder
-(:meth:`~.differ.Differ.run_out_of_process`), or sooner when :data:`BULK_SECONDS`
-have passed. An input on which one of them diverges with a signature not yet known
+(or sooner, when :data:`BULK_SECONDS` have passed) sends them to each such decoder
+in one batch (:meth:`~.differ.Differ.send_out_of_process`), pipelined: a batch is
+judged when the next one is sent, so the decoders' processes decode it while the
+loop goes on. An input on which one of them diverges with a signature not yet known
 is run again in full before anything is recorded. Call :meth:`Finder.flush` when
 the run ends, or the last inputs are never compared. The Atheris target does it from
 a C exit handler (:func:`~.atheris_target.at_process_exit`): libFuzzer ends the
@@ -245,6 +246,9 @@ class Finder:
         self._pending_clean: list[bool] = []  # which of them no in-process decoder
         # diverged on: one diverging out of process is then a divergent input too
         self._since = 0.0
+        # the batch the out-of-process decoders are decoding: its inputs, which of
+        # them were clean, and the call that waits for its results
+        self._sent: tuple[list[bytes], list[bool], Callable[[], list[Result]]] | None = None
         self._queued: list[bytes] = []  # for queue(), with their walks
         self._queued_walks: list[tuple[Any, ...]] = []
         self._seen: set[Signature] = set()  # signatures met, all of them in known
@@ -325,9 +329,9 @@ class Finder:
 
     def flush(self) -> None:
         """Compare what :meth:`queue` holds, then the out-of-process decoders on the inputs
-        kept since they were last sent."""
+        kept since they were last sent, and wait for every batch they are decoding."""
         self._compare_queued()
-        self._flush_out_of_process()
+        self._flush_out_of_process(wait=True)
 
     def _tally_afford(self) -> bool:
         """Whether the tally's budget allows counting one more input (a full one:
@@ -362,27 +366,40 @@ class Finder:
                 print(f"utf8fuzz: note: the policy tally could not be saved in "
                       f"{safe.text(self.corpus)}: {safe.text(e.strerror or e)}", file=sys.stderr)
 
-    def _flush_out_of_process(self) -> None:
+    def _flush_out_of_process(self, *, wait: bool = False) -> None:
+        """Send the kept inputs to the out-of-process decoders, then judge the batch
+        sent before (they decode the new one meanwhile); ``wait``: the new one too."""
         pending, self._pending = self._pending, []
         clean, self._pending_clean = self._pending_clean, []
+        before, self._sent = self._sent, None
         if pending:
-            clean_ones = {x for x, c in zip(pending, clean, strict=True) if c}
-            results = self.differ.run_out_of_process(pending)
-            for res in results:
-                if res.diverged and res.data in clean_ones:
-                    clean_ones.discard(res.data)
-                    self.divergent_inputs += 1
-                self._learn(res.data, res)
-            if self.tally is not None and self.tally.bulk.by_profile:
-                # one input in full_every, as the in-process decoders are sampled
-                by_data = {res.data: res for res in results}
-                every, n = self.differ.full_every, self._bulk_count
-                for k, x in enumerate(pending):
-                    if (n + k) % every == 0 and self._tally_afford():
-                        t = time.process_time()
-                        self.tally.observe_bulk(x, by_data.get(x))
-                        self._tally_spent(t)
-                self._bulk_count = n + len(pending)
+            self._sent = (pending, clean, self.differ.send_out_of_process(pending))
+        if before is not None:
+            self._judge_sent(*before)
+        if wait and self._sent is not None:
+            sent, self._sent = self._sent, None
+            self._judge_sent(*sent)
+
+    def _judge_sent(self, pending: list[bytes], clean: list[bool],
+                    results_of: Callable[[], list[Result]]) -> None:
+        """Learn from a batch the out-of-process decoders decoded (waiting for it)."""
+        clean_ones = {x for x, c in zip(pending, clean, strict=True) if c}
+        results = results_of()
+        for res in results:
+            if res.diverged and res.data in clean_ones:
+                clean_ones.discard(res.data)
+                self.divergent_inputs += 1
+            self._learn(res.data, res)
+        if self.tally is not None and self.tally.bulk.by_profile:
+            # one input in full_every, as the in-process decoders are sampled
+            by_data = {res.data: res for res in results}
+            every, n = self.differ.full_every, self._bulk_count
+            for k, x in enumerate(pending):
+                if (n + k) % every == 0 and self._tally_afford():
+                    t = time.process_time()
+                    self.tally.observe_bulk(x, by_data.get(x))
+                    self._tally_spent(t)
+            self._bulk_count = n + len(pending)
 
     def _learn(self, data: bytes, res: Result) -> None:
         """Record each signature of ``res`` not known yet, from a full run."""

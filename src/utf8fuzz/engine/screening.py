@@ -38,6 +38,13 @@ The operations (all optional, looked up by name on the decoder):
     of the batch is not decoded, since each further hang would cost a timeout; those
     inputs are not compared for that decoder.
 
+``send_many(inputs) -> Callable[[], list[Outcome]]``
+    ``decode_many`` in two halves, for an out-of-process decoder: the batch is
+    written to its process now, and the call returned waits for the outcomes
+    (:func:`send_many`). The fuzz loop sends a batch before it judges the last one
+    (:meth:`~.differ.Differ.send_out_of_process`), so the decoder's process decodes
+    while the loop goes on instead of the loop waiting on its answers.
+
 How the differ uses them (:mod:`.differ`):
 
 * **Two tiers.** A screening decoder is first compared with its reference at the
@@ -107,6 +114,18 @@ def decode_many(d: Decoder, inputs: Sequence[bytes]) -> list[Outcome]:
     each."""
     many: Callable[[Sequence[bytes]], list[Outcome]] | None = getattr(d, "decode_many", None)
     return many(inputs) if many is not None else [d.decode(x) for x in inputs]
+
+
+def send_many(d: Decoder, inputs: Sequence[bytes]) -> Callable[[], list[Outcome]]:
+    """:func:`decode_many` in two halves: the decoder's ``send_many`` where it offers
+    one (the batch goes to its process now, and the call returned waits for the
+    outcomes), else the batch decoded now."""
+    send: Callable[[Sequence[bytes]], Callable[[], list[Outcome]]] | None = getattr(
+        d, "send_many", None)
+    if send is not None:
+        return send(inputs)
+    outs = decode_many(d, inputs)
+    return lambda: outs
 
 
 def decode_as_screen(d: Decoder) -> Callable[[bytes], Any] | None:
