@@ -113,11 +113,25 @@ def one_run(spec: str, engine: str, seconds: float, runs: int | None, seed: int,
             "failures": out["failures"]}
 
 
+def in_process(spec: str) -> dict[str, Any]:
+    """The findings of ``spec`` on the fixed inputs, in this process."""
+    from tests.triage.planted import inprocess
+
+    found = inprocess.findings(spec)
+    return {"exit": None, "executions": len(inprocess.inputs()),
+            "signatures": sum(n for _, n in found.values()),
+            "findings": [{"rule": rule, "id": fid, "explanation": "", "signatures": n}
+                         for fid, (rule, n) in found.items()],
+            "failures": []}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--engine", action="append", choices=("hypothesis", "atheris"),
-                    help="engine (repeat; default both)")
+    ap.add_argument("--engine", action="append", choices=("hypothesis", "atheris", "in-process"),
+                    help="engine (repeat; default hypothesis and atheris); in-process: the "
+                         "fixed inputs of tests/triage/planted/inprocess.py through the "
+                         "engine's Finder, in this process (Python plug-ins only)")
     ap.add_argument("--time", type=float, default=20.0, help="seconds per run (a limit)")
     ap.add_argument("--runs", type=int, default=None, help="inputs per run, where fuzz has --runs")
     ap.add_argument("--seed", type=int, default=1, help="where fuzz has --seed")
@@ -132,7 +146,13 @@ def main() -> int:
     ap.add_argument("--real", action="store_true",
                     help="the README's decoder and the real decoders of REAL")
     ap.add_argument("--json", default=None, metavar="FILE", help="write the rows here")
+    ap.add_argument("--summary", nargs="+", metavar="FILE",
+                    help="print the rows of these --json files as one table, a row per "
+                         "decoder and shape with each engine's count, and exit")
     a = ap.parse_args()
+    if a.summary:
+        print(summary([r for f in a.summary for r in json.loads(Path(f).read_text())]))
+        return 0
     engines = a.engine or ["hypothesis", "atheris"]
     help_text = fuzz_help()
     jobs: list[tuple[str, str, str, int, str]] = []  # name, shape, spec, causes, engine
@@ -143,8 +163,9 @@ def main() -> int:
             "/tmp/triage-py") if p)
         os.environ.setdefault("NODE_PATH", "/tmp/triage-npm/node_modules")
         for name, spec, n in REAL:
-            jobs += [(name, spec.rsplit("+", 1)[1] if "+" in spec else "-", spec, n, e)
-                     for e in engines]
+            shape = "exec" if spec.startswith("exec:") else \
+                spec.rsplit("+", 1)[1] if "+" in spec else "function"
+            jobs += [(name, shape, spec, n, e) for e in engines]
     elif a.decoder:
         causes = a.causes + [-1] * (len(a.decoder) - len(a.causes))
         for spec, n in zip(a.decoder, causes, strict=True):
@@ -164,7 +185,8 @@ def main() -> int:
 
     def go(job: tuple[str, str, str, int, str]) -> dict[str, Any]:
         name, shape, spec, n, engine = job
-        r = one_run(spec, engine, a.time, a.runs, a.seed, a.pythonpath, help_text)
+        r = in_process(spec) if engine == "in-process" else \
+            one_run(spec, engine, a.time, a.runs, a.seed, a.pythonpath, help_text)
         row = {"decoder": name, "shape": shape, "spec": spec, "causes": n, "engine": engine, **r}
         print(_line(row), flush=True)
         return row
@@ -178,6 +200,38 @@ def main() -> int:
     if a.json:
         Path(a.json).write_text(json.dumps(rows, indent=1))
     return 0
+
+
+def summary(rows: list[dict[str, Any]]) -> str:
+    """A markdown table: per decoder and shape, the causes, each engine's findings (a
+    mark where they are not the causes), and the rules both engines named."""
+    by: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault((r["decoder"], r["shape"]), {})[r["engine"]] = r
+    engines = [e for e in ("in-process", "hypothesis", "atheris")
+               if any(r["engine"] == e for r in rows)]
+    out = [f"| decoder | shape | causes | {' | '.join(engines)} | finding rules (any engine) |",
+           "|---|---|---|" + "---|" * len(engines) + "---|"]
+    exact = total = 0
+    for (name, shape), runs in by.items():
+        causes = next(iter(runs.values()))["causes"]
+        cells, rules = [], {}
+        for engine in engines:
+            r = runs.get(engine)
+            if r is None or "error" in r:
+                cells.append("-" if r is None else "error")
+                continue
+            n = len(r["findings"])
+            total += 1
+            exact += n == causes
+            cells.append(f"{n}" if n == causes else f"**{n}**")
+            for f in r["findings"]:
+                rules[f["rule"]] = max(rules.get(f["rule"], 0), f["signatures"])
+        named = ", ".join(f"`{safe.text(k, 80)}`" + (f" ×{v}" if v > 1 else "")
+                          for k, v in sorted(rules.items()))
+        out.append(f"| {name} | {shape} | {causes} | {' | '.join(cells)} | {named} |")
+    out.append(f"\n{exact} of {total} runs: exactly one finding per cause (bold: not).")
+    return "\n".join(out)
 
 
 def _line(r: dict[str, Any]) -> str:

@@ -3,50 +3,21 @@ rules to (tests/triage/planted), a right triage reports one finding per planted 
 that the shape can show, and none for a correct decoder.
 
 A small subset of the table, in-process: each decoder (``+inprocess``) meets one
-fixed list of inputs through the engine's :class:`~utf8fuzz.engine.finder.Finder`,
-and its findings are the distinct finding ids of what it saved, as ``utf8fuzz fuzz``
-counts them. The inputs are a seeded draw of pieces that show every planted bug,
-the same on every run: no fuzzer's luck. The cases that triage gets wrong today are
-``xfail(strict=True)``, so each flips to a failure (to be unmarked) when triage
-improves. The whole table, on both engines, is ``scripts/triage_measure.py``
-(docs/triage.md).
+fixed list of inputs through the engine's :class:`~utf8fuzz.engine.finder.Finder`
+(tests/triage/planted/inprocess.py), and its findings are the distinct finding ids of
+what it saved, as ``utf8fuzz fuzz`` counts them. The inputs are a seeded draw of
+pieces that show every planted bug, the same on every run: no fuzzer's luck. The
+cases that triage gets wrong today are ``xfail(strict=True)`` with today's count, so
+each flips to a failure (to be unmarked) when triage improves. The whole table, on
+both engines, is ``scripts/triage_measure.py`` (docs/triage.md).
 """
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from tests.triage.planted import CODEC, INCREMENTAL, PLANTED, TEXT, VALIDATOR, Planted, single
-from utf8fuzz.decoders import resolve
-from utf8fuzz.engine.finder import Finder
-
-#: Pieces that together show every planted bug: well-formed characters of each
-#: length, U+FFFD, U+FFFE, a noncharacter, U+0000, and ill-formed pieces of each kind.
-PIECES = [bytes.fromhex(h) for h in (
-    "41", "00", "C3 A9", "E2 82 AC", "EF BF BD", "EF BF BE", "EF B7 90", "F0 90 80 80",
-    "F0 9F 98 80", "80", "BF", "C0 AF", "C1 BF", "E0 80 AF", "F0 80 80 AF", "ED A0 80",
-    "ED B0 80", "F4 90 80 80", "F5 80 80 80", "E2 82", "F0 90 80", "C3", "FF")]
-
-
-def inputs() -> list[bytes]:
-    """The fixed inputs: short draws of pieces, some past 16 bytes, some that end in
-    a lead byte (the position-dependent bugs)."""
-    rng = random.Random(25)
-    out = [b"".join(rng.choice(PIECES) for _ in range(rng.randint(1, 6))) for _ in range(150)]
-    out += [b"A" * 16 + b"".join(rng.choice(PIECES) for _ in range(3)) for _ in range(30)]
-    return out
-
-
-def findings(spec: str) -> set[str]:
-    """The finding ids of what the engine saves for ``spec`` on :func:`inputs`."""
-    # minimizing is bounded by counts; the seconds only stop it, far past those counts
-    finder = Finder(resolve(spec + "+inprocess"), None, "test", minimize_seconds=600,
-                    tally=False)
-    for x in inputs():
-        finder.consider(x)
-    return {str(s.finding["id"]) for s in finder.found}
+from tests.triage.planted.inprocess import findings
 
 
 def _planted(attr: str) -> Planted:
@@ -71,19 +42,21 @@ CASES = [
     _case("rejects_fffd", CODEC),
     _case("rejects_fffd", TEXT),  # U+FFFD for U+FFFD: nothing to see
     _case("accepts_overlong2", CODEC,
-          "7 findings: its ignore and escape modes' differences are blamed on the features "
-          "next to the overlong (lone-continuation, incomplete-N-byte-sequence, ...)"),
+          "7 findings, accepts-ill-formed at 7 features: the ignore and escape modes' "
+          "differences blamed on the bytes beside the overlong"),
     _case("rejects_fffe_ffff", TEXT,
-          "5 findings: each U+FFFD it adds is blamed on the feature before it"),
-    _case("two_fffd_per_error", TEXT, "11 findings: one different-replacement per feature"),
-    _case("strict_end_off_by_one", CODEC, "8 findings: one swallows-next-byte per feature"),
+          "5 findings: rejects-well-formed/noncharacter, and different-replacement at "
+          "4 features of the ill-formed bytes near it"),
+    _case("two_fffd_per_error", TEXT, "11 findings: different-replacement, one per feature"),
+    _case("strict_end_off_by_one", CODEC, "8 findings: swallows-next-byte, one per feature"),
     _case("surrogates_from_offset_16", CODEC,
-          "2 findings: a second one blamed on an incomplete 4-byte sequence"),
+          "2 findings: accepts-ill-formed at surrogate and at incomplete-4-byte-sequence"),
     _case("LosesSplitSequence", INCREMENTAL,
-          "3 findings: one per sequence length (split:2/3/4-byte-sequence)"),
-    _case("overlong2_and_per_byte", CODEC, "8 findings for 2 bugs"),
+          "3 findings: split:2-, 3- and 4-byte-sequence, one per sequence length"),
+    _case("overlong2_and_per_byte", CODEC,
+          "8 findings for 2 bugs: policy:per-byte, and accepts-ill-formed at 7 features"),
     _case("cesu8_like_trio", CODEC,
-          "11 findings for 3 bugs, none named C0 80 or the end-of-input \"0\""),
+          "11 findings for 3 bugs, accepts-ill-formed at 11 features"),
 ]
 
 
