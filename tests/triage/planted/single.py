@@ -166,12 +166,14 @@ def cuts_per_byte(data: bytes, errors: str = "strict") -> str:
 
 def cuts_per_sequence(data: bytes, errors: str = "strict") -> str:
     """Cuts errors per sequence (RFC 2279: a lead byte and as many continuation bytes
-    as its high bits announce are one error) while maximal subparts are claimed."""
+    as its high bits announce are one error; a continuation byte, FE or FF alone)
+    while maximal subparts are claimed."""
     def reader(d: bytes, i: int) -> tuple[int, int | None]:
         end, cp = read(d, i)
         if cp is not None:
             return end, cp
-        n = 8 - (~d[i] & 0xFF).bit_length()
+        ones = 8 - (~d[i] & 0xFF).bit_length()  # RFC 2279: 2..6 announced; FE, FF none
+        n = ones if 2 <= ones <= 6 else 1
         j = i + 1
         while j < min(len(d), i + n) and d[j] & 0xC0 == 0x80:
             j += 1
