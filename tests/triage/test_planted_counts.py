@@ -14,10 +14,13 @@ both engines, is ``scripts/triage_measure.py`` (docs/triage.md).
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from tests.triage.planted import CODEC, INCREMENTAL, PLANTED, TEXT, VALIDATOR, Planted, single
 from tests.triage.planted.inprocess import findings
+from utf8fuzz.decoders.reference import Reference
 
 
 def _planted(attr: str) -> Planted:
@@ -82,3 +85,19 @@ def test_the_base_decoder_is_cpython_codec_on_every_short_input() -> None:
         except UnicodeDecodeError as e:
             got = (e.start, e.end)
         assert got == want, data
+
+
+@pytest.mark.parametrize(("planted", "policy"), [(single.cuts_per_byte, "per-byte"),
+                                                 (single.cuts_per_sequence, "per-sequence")])
+def test_a_planted_policy_is_that_policy_alone(planted, policy) -> None:  # type: ignore[no-untyped-def]
+    # the two planted cutting bugs deviate in their policy and nothing else: their
+    # replace mode is the reference of that policy (policies.py, a spec transcription)
+    # on every input of up to two bytes and on three-byte inputs of boundary values
+    ref = Reference("unicode", policy)
+    edges = (0x00, 0x41, 0x80, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5,
+             0xF8, 0xFC, 0xFE, 0xFF)
+    short = [bytes([a, b]) for a in range(256) for b in range(256)]
+    for data in [*short, *(bytes(t) for t in itertools.product(edges, repeat=3)),
+                 *(bytes([x]) + bytes([0x80] * 6) for x in edges)]:
+        want = "".join(map(chr, ref.run(data).view("replace")))
+        assert planted(data, "replace") == want, data.hex(" ")
