@@ -1,0 +1,103 @@
+"""Findings per planted cause (issue 25): on decoders nobody tuned the explanation
+rules to (tests/triage/planted), a right triage reports one finding per planted bug
+that the shape can show, and none for a correct decoder.
+
+A small subset of the table, in-process: each decoder (``+inprocess``) meets one
+fixed list of inputs through the engine's :class:`~utf8fuzz.engine.finder.Finder`
+(tests/triage/planted/inprocess.py), and its findings are the distinct finding ids of
+what it saved, as ``utf8fuzz fuzz`` counts them. The inputs are a seeded draw of
+pieces that show every planted bug, the same on every run: no fuzzer's luck. The
+cases that triage gets wrong today are ``xfail(strict=True)`` with today's count, so
+each flips to a failure (to be unmarked) when triage improves. The whole table, on
+both engines, is ``scripts/triage_measure.py`` (docs/triage.md).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from tests.triage.planted import CODEC, INCREMENTAL, PLANTED, TEXT, VALIDATOR, Planted, single
+from tests.triage.planted.inprocess import findings
+from utf8fuzz.decoders.reference import Reference
+
+
+def _planted(attr: str) -> Planted:
+    (p,) = [p for p in PLANTED if p.attr == attr]
+    return p
+
+
+def _case(attr: str, shape: str, today: str | None = None):  # type: ignore[no-untyped-def]
+    marks = [pytest.mark.xfail(strict=True, reason=today)] if today else []
+    return pytest.param(_planted(attr), shape, marks=marks, id=f"{attr}+{shape}")
+
+
+CASES = [
+    _case("correct", CODEC),
+    _case("correct", TEXT),
+    _case("correct", VALIDATOR),
+    _case("Correct", INCREMENTAL),
+    _case("accepts_surrogates", TEXT),
+    _case("accepts_overlong2", VALIDATOR),
+    _case("cuts_per_byte", CODEC),
+    _case("cuts_per_sequence", TEXT),
+    _case("rejects_fffd", CODEC),
+    _case("rejects_fffd", TEXT),  # U+FFFD for U+FFFD: nothing to see
+    _case("accepts_overlong2", CODEC,
+          "7 findings, accepts-ill-formed at 7 features: the ignore and escape modes' "
+          "differences blamed on the bytes beside the overlong"),
+    _case("rejects_fffe_ffff", TEXT,
+          "5 findings: rejects-well-formed/noncharacter, and different-replacement at "
+          "4 features of the ill-formed bytes near it"),
+    _case("two_fffd_per_error", TEXT, "11 findings: different-replacement, one per feature"),
+    _case("strict_end_off_by_one", CODEC, "8 findings: swallows-next-byte, one per feature"),
+    _case("surrogates_from_offset_16", CODEC,
+          "2 findings: accepts-ill-formed at surrogate and at incomplete-4-byte-sequence"),
+    _case("LosesSplitSequence", INCREMENTAL,
+          "3 findings: split:2-, 3- and 4-byte-sequence, one per sequence length"),
+    _case("overlong2_and_per_byte", CODEC,
+          "8 findings for 2 bugs: policy:per-byte, and accepts-ill-formed at 7 features"),
+    _case("cesu8_like_trio", CODEC,
+          "11 findings for 3 bugs, accepts-ill-formed at 11 features"),
+]
+
+
+@pytest.mark.parametrize(("planted", "shape"), CASES)
+def test_one_finding_per_planted_bug(planted: Planted, shape: str) -> None:
+    assert len(findings(planted.spec(shape))) == planted.expected(shape)
+
+
+def test_the_base_decoder_is_cpython_codec_on_every_short_input() -> None:
+    # the planted decoders' base (tests/triage/planted/spec.py) against CPython's
+    # codec, a real conforming decoder: every input of up to two bytes, every mode
+    # and the strict error's span
+    for n in range(0x10000 + 0x100 + 1):
+        data = b"" if n == 0 else bytes([n - 1]) if n <= 0x100 else (n - 0x101).to_bytes(2, "big")
+        for mode in ("replace", "ignore", "surrogateescape"):
+            assert single.correct(data, mode) == data.decode("utf-8", mode), (data, mode)
+        try:
+            want: object = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            want = (e.start, e.end)
+        try:
+            got: object = single.correct(data)
+        except UnicodeDecodeError as e:
+            got = (e.start, e.end)
+        assert got == want, data
+
+
+@pytest.mark.parametrize(("planted", "policy"), [(single.cuts_per_byte, "per-byte"),
+                                                 (single.cuts_per_sequence, "per-sequence")])
+def test_a_planted_policy_is_that_policy_alone(planted, policy) -> None:  # type: ignore[no-untyped-def]
+    # the two planted cutting bugs deviate in their policy and nothing else: their
+    # replace mode is the reference of that policy (policies.py, a spec transcription)
+    # on every input of up to two bytes and on three-byte inputs of boundary values
+    ref = Reference("unicode", policy)
+    edges = (0x00, 0x41, 0x80, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5,
+             0xF8, 0xFC, 0xFE, 0xFF)
+    short = [bytes([a, b]) for a in range(256) for b in range(256)]
+    for data in [*short, *(bytes(t) for t in itertools.product(edges, repeat=3)),
+                 *(bytes([x]) + bytes([0x80] * 6) for x in edges)]:
+        want = "".join(map(chr, ref.run(data).view("replace")))
+        assert planted(data, "replace") == want, data.hex(" ")
