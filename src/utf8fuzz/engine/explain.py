@@ -304,7 +304,18 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                "pairs do" if any(r.length == 6 for r in mine.table.rows) else ""),
             "non-conformance"), _unchecked(mine, latin1))
     if out is not None:
+        # Before the insertions: two U+FFFD for every error is one rendering, where
+        # an insertion names it only on inputs with one error.
+        yield from _rendering_rules(data, mine, out)
         yield from _insertion_rules(data, mine, out)
+    # One cause at every error before one at each feature: a decoder that loses the
+    # byte after any error is one finding, not one per kind of error.
+    if any(t.kind != "char" for t in mine.decode(data).tokens[:-1]):
+        yield Rule(Explanation(
+            "swallows-next-byte",
+            "after each error it loses the next byte into the same U+FFFD (a character "
+            "there is lost: rejected, not a reporting difference)", "non-conformance"),
+            _merging(mine, table, None))
     merged: list[str] = []
     for t in mine.decode(data).tokens[:-1]:
         f = feature_of(data, t, table)
@@ -394,6 +405,61 @@ def _insertion_rules(data: bytes, ref: Reference, out: Outcome) -> Iterator[Rule
             f"inserts:{place}:{label.replace(' ', '+')}",
             f"it writes {label}, which no bytes of the input spell, {where}",
             "non-conformance"), _inserting(ref, text, place))
+
+
+#: What a replace view may render an error as, other than one U+FFFD: nothing, or
+#: the one or two code points the decoder wrote in its place (inferred from its text).
+_RENDERING_WIDTHS = (0, 1, 2)
+
+
+def _rendering_rules(data: bytes, ref: Reference, out: Outcome) -> Iterator[Rule]:
+    """Where the decoder's replace view is the reference's with every error rendered
+    as one fixed string other than one U+FFFD (nothing, ``?``, two U+FFFD), the rule
+    that says so (the view transform of the outcome model: how errors are rendered,
+    not which bytes are errors); checked on fresh inputs like any other."""
+    if "replace" not in out.shows or not out.ok:
+        return
+    r = ref.decode(data)
+    try:
+        theirs = out.view("replace")
+    except ViewUnavailable:
+        return
+    first = next((i for i, t in enumerate(r.tokens) if t.kind != "char"), None)
+    if first is None:
+        return
+    at = first  # the replace view holds one code point per token
+    seen: set[tuple[int, ...]] = set()
+    for width in _RENDERING_WIDTHS:
+        text = tuple(theirs[at:at + width])
+        if len(text) != width or text == (REPLACEMENT,) or text in seen:
+            continue
+        seen.add(text)
+        if _rendered(r, text) != theirs:
+            continue
+        label = " ".join(f"U+{c:04X}" for c in text) or "nothing"
+        yield Rule(Explanation(
+            f"renders-errors-as:{label.replace(' ', '+')}",
+            f"its replace view renders each error as {label}, not as one U+FFFD: it "
+            "finds the errors the profile and policy name, and writes another text for "
+            "them",
+            "non-conformance"), _rendering(ref, text))
+
+
+def _rendered(r: Outcome, text: tuple[int, ...]) -> tuple[int, ...]:
+    out: list[int] = []
+    for t in r.tokens:
+        if t.kind == "char":
+            out.append(t.value or 0)
+        else:
+            out += text
+    return tuple(out)
+
+
+def _rendering(ref: Reference, text: tuple[int, ...]) -> Callable[[bytes], Prediction]:
+    def predict(d: bytes) -> Prediction:
+        r = ref.decode(d)
+        return r, {"replace": _rendered(r, text)}
+    return predict
 
 
 def _inserting(ref: Reference, text: tuple[int, ...], place: str
@@ -536,10 +602,14 @@ def _predicted(toks: list[Token], d: bytes) -> Prediction:
     return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
 
 
-def _merging(ref: Reference, prof: Profile, feat: str) -> Callable[[bytes], Prediction]:
+def _merging(ref: Reference, prof: Profile, feat: str | None
+             ) -> Callable[[bytes], Prediction]:
+    """The reference, where an error at ``feat`` (any error: None) also takes the
+    byte after it."""
     def predict(d: bytes) -> Prediction:
         def step(t: Token) -> tuple[list[Token], int | None] | None:
-            if t.kind != "char" and t.end < len(d) and feature_of(d, t, prof) == feat:
+            if t.kind != "char" and t.end < len(d) and (
+                    feat is None or feature_of(d, t, prof) == feat):
                 # the byte after the error goes into it; decoding resumes after it
                 return [Token("error", None, t.start, t.end + 1, "illegal")], t.end + 1
             return None
