@@ -27,7 +27,10 @@ same input, the position-less decoder's difference takes that sibling's class,
 feature and offset (the first such sibling in :data:`POSITIONED` order that
 differs): the bytes are blamed where the positions are, and both are evidence of
 one cause. A sibling that agrees leaves the decoder its own (aligned) anchor: a
-difference only that view shows.
+difference only that view shows. A decoder whose best view is ``escape`` (which
+bytes are ill-formed, not how they are cut into errors) takes a sibling that shows
+tokens, spans or the strict span the same way; streaming decoders take streaming
+siblings, one-shot decoders one-shot ones.
 
 The boundary. Every outcome a decoder hands the differ is checked there
 (:func:`utf8fuzz.outcome.checked`: spans inside the input and in order, code points
@@ -426,20 +429,24 @@ class Differ:
 
 
 def _siblings(decoders: Iterable[Decoder]) -> dict[str, tuple[str, ...]]:
-    """For each one-shot decoder that shows no view of :data:`POSITIONED`, the one-shot
-    decoders of its library (:func:`.explain.family`) and claim that show one, by
-    the first such view each shows (:data:`POSITIONED` order), then by name."""
+    """For each decoder that shows no view of :data:`POSITIONED` but ``escape`` (which
+    says which bytes are ill-formed, not how they are cut into errors), the decoders
+    of its library (:func:`.explain.family`), claim and kind (one-shot or streaming)
+    that show a view before its best one, by the first such view each shows
+    (:data:`POSITIONED` order), then by name."""
     def rank(d: Decoder) -> int:
         return next((i for i, v in enumerate(POSITIONED) if v in d.shows), len(POSITIONED))
 
-    one_shot = [d for d in decoders if not d.incremental]
+    decoders = list(decoders)
+    weak = POSITIONED.index("escape")
     out: dict[str, tuple[str, ...]] = {}
-    for d in one_shot:
-        if rank(d) < len(POSITIONED):
+    for d in decoders:
+        mine_rank = rank(d)
+        if mine_rank < weak:
             continue
-        mine = (family(d.name), d.profile, d.policy)
-        sibs = sorted((s for s in one_shot if s is not d and rank(s) < len(POSITIONED)
-                       and (family(s.name), s.profile, s.policy) == mine),
+        mine = (family(d.name), d.profile, d.policy, d.incremental)
+        sibs = sorted((s for s in decoders if s is not d and rank(s) < mine_rank
+                       and (family(s.name), s.profile, s.policy, s.incremental) == mine),
                       key=lambda s: (rank(s), s.name))
         if sibs:
             out[d.name] = tuple(s.name for s in sibs)

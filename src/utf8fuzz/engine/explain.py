@@ -28,17 +28,23 @@ in this order, the first that reproduces every view the decoder showed deciding:
    (``continuations-unchecked``, also ``+latin1``); its text holds code points no
    bytes spell at one kind of place: before the error that holds a lead the end of
    the input cuts short, before or after each error, at the end
-   (``inserts:before-cut-short-end:U+0030``);
-4. a token rule: every error of one spec feature takes the byte after it into the
-   same U+FFFD (``swallows-next-byte:incomplete-4-byte-sequence``: the byte that
-   ended a truncated sequence is lost);
+   (``inserts:before-cut-short-end:U+0030``); its replace view renders every error
+   as one fixed text other than one U+FFFD (``renders-errors-as:nothing``,
+   ``renders-errors-as:U+003F``);
+4. a token rule: every error takes the byte after it into the same U+FFFD
+   (``swallows-next-byte``), or every error of one spec feature does
+   (``swallows-next-byte:incomplete-4-byte-sequence``: the byte that ended a
+   truncated sequence is lost);
 5. a reason or span rule: it accepts what it claims but cuts the ill-formed bytes
    between as another profile does (``errors-as:unicode``: CPython's surrogatepass
    handler); it cuts the end of the input by the lead's high bits alone
    (one truncated error); it calls an impossible prefix at the end truncated, or a
    truncation illegal; its error spans cover the lead byte only;
-6. for a streaming decoder that differs from its own one-shot result, the feature of
-   the sequence a chunk boundary cuts (``split:4-byte-sequence``);
+6. for a streaming decoder that differs from its own one-shot result, how it carries
+   a sequence a chunk boundary cuts: it decodes each chunk as if it were the last
+   (``stream:each-chunk-as-final``) or loses the bytes it should hold
+   (``stream:drops-held-bytes``); else the feature of the sequence a boundary cuts
+   (``split:4-byte-sequence``);
 7. otherwise the signature's own class and feature (``accepts-ill-formed/surrogate``),
    which predicts nothing and is never refuted.
 
@@ -358,6 +364,20 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                            "its error spans cover only the first byte of each error",
                            "reporting"), lead_only)
     if klass == "incremental-differs":
+        # How it carries a sequence a chunk boundary cuts, whatever its length: as
+        # if the chunk were the end of the input, or not at all (its bytes lost).
+        for lose, name, what in (
+                (False, "each-chunk-as-final",
+                 "it decodes each chunk as if it were the last: a sequence a chunk "
+                 "boundary cuts is an error where the chunk ends, and its rest in the "
+                 "next chunk stray continuation bytes"),
+                (True, "drops-held-bytes",
+                 "it does not hold back the bytes a chunk ends with when they begin a "
+                 "sequence: they are lost, without an error, and the rest of that "
+                 "sequence in the next chunk is stray continuation bytes")):
+            yield Rule(Explanation(f"stream:{name}", f"fed in chunks, {what}: a "
+                                   "streaming bug", "non-conformance"),
+                       _chunked(mine, lose))
         cut = _split_feature(data, mine, out, run)
         if cut is not None:
             yield Rule(Explanation(
@@ -596,6 +616,25 @@ def _rewrite(ref: Reference, d: bytes, step: Step) -> list[Token]:
         else:
             i = len(d)
     return toks
+
+
+def _chunked(ref: Reference, lose: bool) -> Callable[[bytes], Prediction]:
+    """The reference fed the chunks of :func:`~utf8fuzz.decoders.chunks.cuts` one by
+    one, each decoded alone; ``lose``: a truncated error a chunk ends with (bytes a
+    decoder must hold for the next chunk) dropped, the last chunk's too (every chunk
+    is fed as not final; the end is an empty final call)."""
+    def predict(d: bytes) -> Prediction:
+        toks: list[Token] = []
+        prev = 0
+        for c in cuts(d):
+            part = [t._replace(start=t.start + prev, end=t.end + prev)
+                    for t in ref.decode(d[prev:c]).tokens]
+            if lose and part and part[-1].reason == "truncated":
+                part.pop()
+            toks += part
+            prev = c
+        return _predicted(toks, d)
+    return predict
 
 
 def _predicted(toks: list[Token], d: bytes) -> Prediction:
