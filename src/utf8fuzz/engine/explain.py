@@ -31,8 +31,12 @@ in this order, the first that reproduces every view the decoder showed deciding:
    (``inserts:before-cut-short-end:U+0030``); its replace view renders every error
    as one fixed text other than one U+FFFD (``renders-errors-as:nothing``,
    ``renders-errors-as:U+003F``);
-4. a token rule: every error takes the byte after it into the same U+FFFD
-   (``swallows-next-byte``), or every error of one spec feature does
+4. a token rule: one change to the claimed profile's well-formed set, at a spec
+   feature and a sequence length the input shows: it accepts the n-byte sequences of
+   an ill-formed feature as the value their bits spell
+   (``accepts:non-shortest-form:2-byte``), or rejects those of a well-formed one, each
+   as one error (``rejects:noncharacter:3-byte``); every error takes the byte after
+   it into the same U+FFFD (``swallows-next-byte``), or every error of one spec feature does
    (``swallows-next-byte:incomplete-4-byte-sequence``: the byte that ended a
    truncated sequence is lost);
 5. a reason or span rule: it accepts what it claims but cuts the ill-formed bytes
@@ -322,6 +326,7 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
             "after each error it loses the next byte into the same U+FFFD (a character "
             "there is lost: rejected, not a reporting difference)", "non-conformance"),
             _merging(mine, table, None))
+    yield from _delta_rules(data, mine, table)
     merged: list[str] = []
     for t in mine.decode(data).tokens[:-1]:
         f = feature_of(data, t, table)
@@ -616,6 +621,73 @@ def _rewrite(ref: Reference, d: bytes, step: Step) -> list[Token]:
         else:
             i = len(d)
     return toks
+
+
+def _complete(d: bytes, i: int) -> int:
+    """The length of the sequence at ``i`` when its lead announces n > 1 bytes and n-1
+    continuation bytes (80..BF) follow (RFC 2279 section 2's layout), else 0."""
+    n = structural_length(d[i])
+    if n > 1 and i + n <= len(d) and all(0x80 <= b <= 0xBF for b in d[i + 1:i + n]):
+        return n
+    return 0
+
+
+def _delta_rules(data: bytes, ref: Reference, table: Profile) -> Iterator[Rule]:
+    """The decoder as its claimed profile with one change to the well-formed set, at
+    a spec feature and a sequence length seen on the input: it accepts the n-byte
+    sequences of an ill-formed feature (``accepts:non-shortest-form:2-byte``: C0 80,
+    the value its bits spell), or rejects the n-byte sequences of a well-formed
+    one as one error each (``rejects:noncharacter:3-byte``). Checked on fresh
+    inputs, which hold other features and lengths: a decoder that accepts only some
+    of them refutes the wider rule."""
+    accepts: list[tuple[str, int]] = []
+    rejects: list[tuple[str, int]] = []
+    for t in ref.decode(data).tokens:
+        if t.kind == "char":
+            key = (feature_of(data, t, table), t.end - t.start)
+            if key not in rejects:
+                rejects.append(key)
+        elif (n := _complete(data, t.start)):
+            key = (feature_of(data, t, table), n)
+            if key not in accepts:
+                accepts.append(key)
+    for f, n in accepts:
+        yield Rule(Explanation(
+            f"accepts:{f}:{n}-byte",
+            f"it accepts the {n}-byte sequences the profile calls ill-formed at "
+            f"{f.replace('-', ' ')}, as the value their bits spell (RFC 2279 section "
+            "2's layout): a change to the well-formed set", "non-conformance"),
+            _accepting(ref, table, f, n))
+    for f, n in rejects:
+        yield Rule(Explanation(
+            f"rejects:{f}:{n}-byte",
+            f"it rejects the well-formed {n}-byte sequences at {f.replace('-', ' ')}, "
+            "each as one error: a change to the well-formed set", "non-conformance"),
+            _rejecting(ref, table, f, n))
+
+
+def _accepting(ref: Reference, table: Profile, feat: str, n: int
+               ) -> Callable[[bytes], Prediction]:
+    def predict(d: bytes) -> Prediction:
+        def step(t: Token) -> tuple[list[Token], int | None] | None:
+            if (t.kind != "char" and _complete(d, t.start) == n
+                    and feature_of(d, t, table) == feat):
+                seq = d[t.start:t.start + n]
+                return [Token("char", bits_value(seq), t.start, t.start + n)], t.start + n
+            return None
+        return _predicted(_rewrite(ref, d, step), d)
+    return predict
+
+
+def _rejecting(ref: Reference, table: Profile, feat: str, n: int
+               ) -> Callable[[bytes], Prediction]:
+    def predict(d: bytes) -> Prediction:
+        toks = [Token("error", None, t.start, t.end, "illegal")
+                if t.kind == "char" and t.end - t.start == n
+                and feature_of(d, t, table) == feat else t
+                for t in ref.decode(d).tokens]
+        return _predicted(toks, d)
+    return predict
 
 
 def _chunked(ref: Reference, lose: bool) -> Callable[[bytes], Prediction]:

@@ -207,6 +207,13 @@ def feature_words(feature: str) -> str:
     return feature.replace("-", " ")
 
 
+#: How a stream carries a sequence a chunk boundary splits (explain's ``stream:``).
+_STREAM_WORDS = {
+    "each-chunk-as-final": "decodes each chunk as if it were the last",
+    "drops-held-bytes": "loses the bytes it should hold for the next chunk",
+}
+
+
 def title_of(rule: str, pattern: str, profile: str, policy: str) -> str:
     """The one line a maintainer would write for a finding: what the decoder does,
     from its explanation ``rule`` (:func:`utf8fuzz.engine.explain.candidates`) where
@@ -236,7 +243,17 @@ def title_of(rule: str, pattern: str, profile: str, policy: str) -> str:
             out += f"; a value above U+{extra[7:-10]} is one error"
         return out
     if head == "swallows-next-byte":
-        return f"loses the byte after {feature_words(rest)}"
+        return f"loses the byte after {feature_words(rest) if rest else 'each error'}"
+    if head in ("accepts", "rejects") and rest.count(":") == 1:
+        feature, _, length = rest.partition(":")
+        n = length.removesuffix("-byte")
+        return (f"accepts {n}-byte {feature_words(feature)}, as the value their bits spell"
+                if head == "accepts" else
+                f"rejects well-formed {n}-byte {feature_words(feature)}, each as one error")
+    if head == "renders-errors-as":
+        return f"writes {rest.replace('+U+', ' U+')} for each error in its replace text"
+    if head == "stream" and rest in _STREAM_WORDS:
+        return f"fed in chunks, {_STREAM_WORDS[rest]}"
     if head == "errors-as":
         return f"accepts what {profile} accepts, but cuts errors as the {rest} profile does"
     if head == "split":
