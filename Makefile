@@ -15,11 +15,18 @@ FUZZ_TIME ?= 60
 fuzz: setup
 	$(VENV)/bin/utf8fuzz fuzz --time $(FUZZ_TIME) || [ $$? -eq 1 ]
 
+# pytest-xdist: make check runs its tests on two workers; tests that share what one
+# process makes once stay on one worker (tests/conftest.py, xdist groups). make test
+# and make asan-test run on two workers with TEST_XDIST="-n 2 --dist loadgroup", in one
+# process by default until the whole suite is seen green that way (docs/performance.md).
+XDIST := -n 2 --dist loadgroup
+TEST_XDIST ?=
+
 test: setup
 	$(PY) -m ruff check src tests fuzz
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(TEST_XDIST)
 
 # The inner loop: lint, types, import contracts and the tests that start no process
 # (tests/conftest.py marks the others `processes`; tests/README.md, "Tiers").
@@ -27,7 +34,7 @@ check: setup
 	$(PY) -m ruff check src tests fuzz
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports
-	UTF8FUZZ_CHECK_TIER=1 $(PY) -m pytest -q -m "not processes and not exhaustive"
+	UTF8FUZZ_CHECK_TIER=1 $(PY) -m pytest -q $(XDIST) -m "not processes and not exhaustive"
 
 setup: $(STAMP)
 
@@ -92,7 +99,8 @@ oss-fuzz-build: setup
 # The fast path's tests under AddressSanitizer and UndefinedBehaviorSanitizer: the
 # extension built with gcc -fsanitize=address,undefined into a copy of the package
 # under build/asan (the tree's own build is left alone), libasan preloaded since
-# python itself is not instrumented. Any UB report aborts the test run.
+# python itself is not instrumented. Any UB report aborts the test run. (xdist's
+# workers, with TEST_XDIST, inherit the preload and the environment.)
 # PYTHONMALLOC=malloc: pymalloc carves small objects (most bytes objects under
 # test) out of its own 256 KiB arenas, so an over-read past one lands in the same
 # arena and ASan never sees it; with malloc each object is its own ASan allocation.
@@ -102,11 +110,11 @@ asan-test: setup
 	rm -rf $(ASAN) && mkdir -p $(ASAN) && cp -r src/utf8fuzz $(ASAN)/ && find $(ASAN) -name '*.so' -delete
 	CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g" \
 	  LDFLAGS="-fsanitize=address,undefined" \
-	  $(PY) setup.py -q build_ext --build-temp $(ASAN)/tmp --build-lib $(ASAN)
+	  $(PY) setup.py -q build_ext -j 2 --build-temp $(ASAN)/tmp --build-lib $(ASAN)
 	PYTHONMALLOC=malloc ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  UTF8FUZZ_EXPECT_SANITIZED=$(ASAN) \
 	  LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" PYTHONPATH=$(ASAN) \
-	  $(PY) -m pytest -q -p no:cacheprovider $(ASAN_PYTEST_ARGS) tests/fast tests/decoders/test_icu.py tests/decoders/test_iconv.py \
+	  $(PY) -m pytest -q -p no:cacheprovider $(TEST_XDIST) $(ASAN_PYTEST_ARGS) tests/fast tests/decoders/test_icu.py tests/decoders/test_iconv.py \
 	  tests/decoders/test_c_glue_out_of_memory.py tests/decoders/test_cpython.py \
 	  tests/decoders/test_tiling.py tests/profiles/test_walk.py tests/engine/test_judge.py \
 	  tests/engine/test_screening_loop.py \

@@ -72,6 +72,52 @@ def _starts_processes(path: Path, _seen: frozenset[Path] = frozenset()) -> bool:
     return False
 
 
+#: Helpers whose importers share what one process makes once (the short fuzz runs of
+#: tests/hostile/processes_common.py): their tests form one xdist group.
+SHARED_BY_IMPORTERS = {"tests.hostile.processes_common": "hostile-fuzz-runs"}
+
+
+@cache
+def _xdist_group(path: Path) -> str | None:
+    """The group of the tests in ``path`` that one xdist worker runs together (``make
+    test``: two workers, ``--dist loadgroup``): a module with a fixture wider than a
+    test (made once, kept by the worker that made it, such as short fuzz runs started
+    together) is one group, as are the importers of a helper of
+    :data:`SHARED_BY_IMPORTERS`; None: its tests are sent one by one."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    wide = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module in SHARED_BY_IMPORTERS:
+            return SHARED_BY_IMPORTERS[node.module]
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "fixture"
+                and any(k.arg == "scope" and not (isinstance(k.value, ast.Constant)
+                                                  and k.value.value == "function")
+                        for k in node.keywords)):
+            wide = True
+    return path.relative_to(ROOT).as_posix() if wide else None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` with the groups of :func:`_xdist_group`, read off each
+    test's file by the controller. (xdist's own reads ``xdist_group`` marks through a
+    node id it rewrites, which pytest 9.2 no longer lets it do.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            group = _xdist_group(ROOT / nodeid.split("::", 1)[0])
+            return nodeid if group is None else group
+
+    return GroupScheduling(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("installed_package") or _starts_processes(item.path):

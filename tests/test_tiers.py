@@ -46,3 +46,36 @@ def test_check_tier_deselects_helpers_processes_and_skips_fixtures_processes(
     assert r.returncode == 0, r.stdout + r.stderr
     assert "1 passed, 1 skipped, 1 deselected" in r.stdout, r.stdout
     assert "test_module_fixture.py" in r.stdout and "the processes tier" in r.stdout, r.stdout
+
+
+GROUPED = {
+    "pytest.ini": FILES["pytest.ini"],
+    "tests/__init__.py": "",
+    # a module fixture, and tests that say which worker ran them
+    "tests/test_wide.py": (
+        "import os\nimport pytest\n\n"
+        "@pytest.fixture(scope='module')\ndef wide():\n    return 1\n\n"
+        "@pytest.mark.parametrize('i', range(12))\n"
+        "def test_wide(wide, i, tmp_path_factory):\n"
+        "    with open(os.environ['WORKERS_SEEN'], 'a') as f:\n"
+        "        f.write(os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n"),
+    "tests/test_narrow.py": ("import pytest\n\n@pytest.mark.parametrize('i', range(12))\n"
+                             "def test_narrow(i):\n    assert i >= 0\n"),
+}
+
+
+def test_a_module_with_a_wide_fixture_runs_on_one_xdist_worker(tmp_path: Path) -> None:
+    for name, text in GROUPED.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    shutil.copy(CONFTEST, tmp_path / "tests" / "conftest.py")
+    seen = tmp_path / "seen"
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
+         "--dist", "loadgroup", "tests"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env={"PATH": "/usr/bin:/bin", "WORKERS_SEEN": str(seen)})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "24 passed" in r.stdout, r.stdout
+    workers = seen.read_text().split()
+    assert len(workers) == 12 and len(set(workers)) == 1, workers
