@@ -12,7 +12,6 @@ allocator, and CPython 3.11 can answer that with a SystemError of its own.
 from __future__ import annotations
 
 import gc
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -46,13 +45,9 @@ def starved(fn: Callable[[], Any], start: int,
     capi = require_testcapi()
     error: BaseException | None = None
     # No collection inside: a gc callback (Hypothesis has one) would meet the
-    # failure and report it as an unraisable exception of its own. No switch to
-    # another thread either (an xdist worker's channel reads its next tests in one):
-    # the failing allocation must be the call's (a C call, which keeps the GIL).
+    # failure and report it as an unraisable exception of its own.
     enabled = gc.isenabled()
     gc.disable()
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(60.0)
     capi.set_nomemory(start, start + 1)
     try:
         value = fn()
@@ -63,7 +58,6 @@ def starved(fn: Callable[[], Any], start: int,
         capi.remove_mem_hooks()
         return ("ok", key(value))
     finally:
-        sys.setswitchinterval(interval)
         if enabled:
             gc.enable()
     if isinstance(error, MemoryError):
