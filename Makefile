@@ -17,16 +17,20 @@ fuzz: setup
 
 # pytest-xdist: make check runs its tests on two workers; tests that share what one
 # process makes once stay on one worker (tests/conftest.py, xdist groups). make test
-# and make asan-test run on two workers with TEST_XDIST="-n 2 --dist loadgroup", in one
-# process by default until the whole suite is seen green that way (docs/performance.md).
+# runs on two workers with TEST_XDIST="-n 2 --dist loadgroup", in one process by
+# default until the whole suite is seen green that way (docs/performance.md).
+# Tests marked `alone` (they fail allocations of their whole process, xdist's threads
+# included) run after, in one process, from the files that can hold them.
 XDIST := -n 2 --dist loadgroup
 TEST_XDIST ?=
+ALONE_FILES = $(shell grep -rlE "from tests(\.nomemory| import nomemory)" tests --include='*.py')
 
 test: setup
 	$(PY) -m ruff check src tests fuzz
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -q $(TEST_XDIST)
+	if [ -z "$(TEST_XDIST)" ]; then $(PY) -m pytest -q; else \
+	  $(PY) -m pytest -q $(TEST_XDIST) -m "not alone" && $(PY) -m pytest -q -m alone $(ALONE_FILES); fi
 
 # The inner loop: lint, types, import contracts and the tests that start no process
 # (tests/conftest.py marks the others `processes`; tests/README.md, "Tiers").
@@ -34,7 +38,8 @@ check: setup
 	$(PY) -m ruff check src tests fuzz
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports
-	UTF8FUZZ_CHECK_TIER=1 $(PY) -m pytest -q $(XDIST) -m "not processes and not exhaustive"
+	UTF8FUZZ_CHECK_TIER=1 $(PY) -m pytest -q $(XDIST) -m "not processes and not exhaustive and not alone"
+	UTF8FUZZ_CHECK_TIER=1 $(PY) -m pytest -q -m "alone and not processes and not exhaustive" $(ALONE_FILES)
 
 setup: $(STAMP)
 
@@ -99,8 +104,7 @@ oss-fuzz-build: setup
 # The fast path's tests under AddressSanitizer and UndefinedBehaviorSanitizer: the
 # extension built with gcc -fsanitize=address,undefined into a copy of the package
 # under build/asan (the tree's own build is left alone), libasan preloaded since
-# python itself is not instrumented. Any UB report aborts the test run. (xdist's
-# workers, with TEST_XDIST, inherit the preload and the environment.)
+# python itself is not instrumented. Any UB report aborts the test run.
 # PYTHONMALLOC=malloc: pymalloc carves small objects (most bytes objects under
 # test) out of its own 256 KiB arenas, so an over-read past one lands in the same
 # arena and ASan never sees it; with malloc each object is its own ASan allocation.
@@ -114,7 +118,7 @@ asan-test: setup
 	PYTHONMALLOC=malloc ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  UTF8FUZZ_EXPECT_SANITIZED=$(ASAN) \
 	  LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" PYTHONPATH=$(ASAN) \
-	  $(PY) -m pytest -q -p no:cacheprovider $(TEST_XDIST) $(ASAN_PYTEST_ARGS) tests/fast tests/decoders/test_icu.py tests/decoders/test_iconv.py \
+	  $(PY) -m pytest -q -p no:cacheprovider $(ASAN_PYTEST_ARGS) tests/fast tests/decoders/test_icu.py tests/decoders/test_iconv.py \
 	  tests/decoders/test_c_glue_out_of_memory.py tests/decoders/test_cpython.py \
 	  tests/decoders/test_tiling.py tests/profiles/test_walk.py tests/engine/test_judge.py \
 	  tests/engine/test_screening_loop.py \

@@ -118,10 +118,24 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return GroupScheduling(config, log)
 
 
+#: What tests/nomemory.py offers to make a process's allocations fail.
+FAILS_ALLOCATIONS = frozenset({"nomemory", "check_every_allocation", "starved"})
+
+
+def _fails_allocations(item: pytest.Item) -> bool:
+    """Whether ``item`` calls tests/nomemory.py's fault injection, which fails the
+    next allocations of any thread: an xdist worker's channel thread met them
+    (``make check`` ran on two workers, one crashed), so it is marked ``alone``."""
+    code = getattr(getattr(item, "obj", None), "__code__", None)
+    return code is not None and not FAILS_ALLOCATIONS.isdisjoint(code.co_names)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("installed_package") or _starts_processes(item.path):
             item.add_marker(pytest.mark.processes)
+        if _fails_allocations(item):
+            item.add_marker(pytest.mark.alone)
 
 
 def _refuse(*args: Any, **kwargs: Any) -> Any:
