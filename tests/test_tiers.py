@@ -79,3 +79,17 @@ def test_a_module_with_a_wide_fixture_runs_on_one_xdist_worker(tmp_path: Path) -
     assert "24 passed" in r.stdout, r.stdout
     workers = seen.read_text().split()
     assert len(workers) == 12 and len(set(workers)) == 1, workers
+
+
+def test_tests_that_fail_their_processes_allocations_are_marked_alone() -> None:
+    root = CONFTEST.parent.parent
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider",
+         "-m", "alone", "tests/fast/test_out_of_memory.py", "tests/profiles/test_walk.py"],
+        cwd=root, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    ids = [line for line in r.stdout.splitlines() if "::" in line]
+    # every case of the fault injection's own file; of test_walk, only its own test
+    assert any(i.startswith("tests/fast/test_out_of_memory.py::") for i in ids), ids
+    walk = {i.split("::")[1].split("[")[0] for i in ids if i.startswith("tests/profiles/")}
+    assert walk == {"test_the_c_walk_when_memory_runs_out"}, ids
