@@ -6,6 +6,8 @@ only, none over 8 KiB: this runs under ``make asan-test`` too."""
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
 
 from tests.fast._fastcases import cpython, forced, mine, path_params
@@ -15,6 +17,7 @@ from utf8fuzz import fast
 from utf8fuzz.engine.long import SplitMix64, long_input
 
 
+@cache  # made when a test first asks (a second or two), not as the module is collected
 def _inputs(profile: str, n: int) -> list[bytes]:
     rng = SplitMix64(0x10 + len(profile))  # fixed: the same inputs on every run
     out: list[bytes] = []
@@ -25,14 +28,18 @@ def _inputs(profile: str, n: int) -> list[bytes]:
     return out
 
 
-UNICODE = _inputs("unicode", 24)
-CORRECTED = _inputs("corrected", 16)
+def unicode_inputs() -> list[bytes]:
+    return _inputs("unicode", 24)
+
+
+def corrected_inputs() -> list[bytes]:
+    return _inputs("corrected", 16)
 
 
 @pytest.mark.parametrize("path", path_params())
 def test_long_inputs_decode_as_cpython_does(path: str) -> None:
     with forced(path):
-        for d in UNICODE:
+        for d in unicode_inputs():
             for h in ("strict", "replace"):
                 assert mine(d, h) == cpython(d, h), (path, h, len(d))
 
@@ -40,7 +47,7 @@ def test_long_inputs_decode_as_cpython_does(path: str) -> None:
 @pytest.mark.parametrize("path", path_params())
 def test_long_corrected_inputs_first_error_is_the_references(path: str) -> None:
     with forced(path):
-        for d in CORRECTED:
+        for d in corrected_inputs():
             got = fast.corrected_first_error(d)
             want = expected(d)
             if got is None:
