@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SEED = 1
 #: Every run's --time: a limit only (a run ends at its --runs long before, unless
 #: the machine is starved), within the wait below.
-LIMIT = 200
+LIMIT = 600
 
 
 def start_runs(tmp_path_factory: Any, runs: Mapping[str, tuple[Sequence[str], int]],
@@ -45,7 +45,7 @@ def start_runs(tmp_path_factory: Any, runs: Mapping[str, tuple[Sequence[str], in
             env={**os.environ, "PYTHONPATH": str(ROOT)}))
     done = {}
     for name, (corpus, p) in started.items():
-        out, err = p.communicate(timeout=300)
+        out, err = p.communicate(timeout=LIMIT + 300)
         summary = json.loads(out) if out.strip() else None
         assert summary is None or summary["ended"] != "time", (name, summary, err)
         done[name] = (p.returncode, summary, err, corpus)

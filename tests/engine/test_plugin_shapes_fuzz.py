@@ -25,10 +25,10 @@ P = "tests.engine.planted_shapes"
 #: name -> (the --decoder specs, --runs count).
 RUNS = {
     "codec-and-validator": ([f"{P}:replace_splits_truncated3+codec",
-                             f"{P}:validator_accepts_surrogates+validator"], 100),
-    "text": ([f"{P}:text_decodes_surrogates+text"], 100),
+                             f"{P}:validator_accepts_surrogates+validator"], 50),
+    "text": ([f"{P}:text_decodes_surrogates+text"], 50),
     "correct": ([f"{P}:cpython_replace+text", f"{P}:cpython_valid+validator",
-                 "encodings.utf_8:decode+codec"], 300),
+                 "encodings.utf_8:decode+codec"], 200),
 }
 
 
