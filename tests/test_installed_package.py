@@ -86,7 +86,8 @@ def test_a_decoder_author_from_the_wheel(tmp_path: Path) -> None:
     shutil.copytree(project / "fuzz-corpus", project / "h-corpus")
     for engine, corpus in (("atheris", "fuzz-corpus"), ("hypothesis", "h-corpus")):
         out = utf8fuzz("fuzz", "--engine", engine, "--decoder", "mydecoder:decode",
-                       "--corpus", corpus, "--time", "3", "--jobs", "1", "--no-report",
+                       "--corpus", corpus, "--runs", "300", "--seed", "1", "--time", "120",
+                       "--jobs", "1", "--no-report",
                        "--json", status=1).stdout
         summary = json.loads(out)
         assert summary["engines"] == [engine] and summary["executions"] > 0

@@ -67,7 +67,8 @@ def decode(data: bytes) -> str:
 def test_owner_cycle_found_open_fixed_refreshed_regressed(tmp_path: Path) -> None:
     (tmp_path / "ownbug.py").write_text(OWN_DECODER)
     found = run(tmp_path, "-m", "utf8fuzz", "fuzz", "--decoder", "ownbug:decode",
-                "--engine", "hypothesis", "--time", "3", "--no-report", "--jobs", "1",
+                "--engine", "hypothesis", "--runs", "100", "--seed", "1", "--time", "120",
+                "--no-report", "--jobs", "1",
                 "--corpus", "corpus")
     assert found.returncode == 1, found.stderr  # 1: new divergences saved
     entries, problems = load(tmp_path / "corpus")

@@ -3,8 +3,9 @@
 The code blocks are read from README.md itself: the naive ``mydecoder.py`` of "Plug in
 your own decoder", the section's ``test_mydecoder.py``, and its two console blocks
 (with the bug; after the fix), run with the venv's own ``pytest`` and ``utf8fuzz``.
-The one change is the fuzz budget: ``--time 60`` becomes a 3-second single-process
-Hypothesis run without a report.
+The one change is the fuzz budget: ``--time 60`` becomes a single-process Hypothesis
+run of 100 inputs from a fixed seed (``--runs``, ``--seed``: the same run under any
+load; its time a limit only) without a report.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def run(cwd: Path, command: str) -> subprocess.CompletedProcess[str]:
     argv = shlex.split(command)
     if argv[:2] == ["utf8fuzz", "fuzz"]:
         i = argv.index("--time")
-        argv[i:i + 2] = ["--time", "3", "--engine", "hypothesis", "--jobs", "1", "--no-report"]
+        argv[i:i + 2] = ["--time", "120", "--runs", "100", "--seed", "1", "--engine",
+                         "hypothesis", "--jobs", "1", "--no-report"]
     assert argv[0] in ("pytest", "utf8fuzz"), command
     return subprocess.run([str(BIN / argv[0]), *argv[1:]], cwd=cwd, capture_output=True,
                           text=True, timeout=300,

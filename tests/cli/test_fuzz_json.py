@@ -38,7 +38,8 @@ def test_atheris_missing_with_engine_atheris_is_exit_2_with_json(tmp_path: Path)
 
 
 def test_without_atheris_hypothesis_runs_alone_after_one_line(tmp_path: Path) -> None:
-    p = run("fuzz", "--decoder", "cpython:strict", "--time", "1", "--jobs", "1", "--json",
+    p = run("fuzz", "--decoder", "cpython:strict", "--runs", "50", "--seed", "1", "--time",
+            "120", "--jobs", "1", "--json",
             "--no-report", "--corpus", str(tmp_path / "c"), cwd=tmp_path,
             env=_no_atheris(tmp_path))
     assert p.returncode == 0, p.stderr

@@ -31,7 +31,8 @@ def test_decoders_table_has_one_line_per_row(tmp_path: Path) -> None:
 
 
 def test_fuzz_summary_has_one_line_per_row(tmp_path: Path) -> None:
-    p = _run("fuzz", "--engine", "hypothesis", "--decoder", "cpython:strict", "--time", "1",
+    p = _run("fuzz", "--engine", "hypothesis", "--decoder", "cpython:strict", "--runs", "50",
+             "--seed", "1", "--time", "120",
              "--jobs", "1", "--no-report", "--corpus", str(tmp_path / "c"), cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert any("new findings" in ln and "the others add evidence to findings already in the "

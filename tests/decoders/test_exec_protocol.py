@@ -133,7 +133,8 @@ def test_utf8fuzz_fuzz_finds_and_saves_an_exec_clients_divergence(tmp_path: Path
     # corpus/seeds hold ED A0 80, which this client accepts: the seeds are fuzzed first
     spec = misbehaving("--surrogatepass")
     r = subprocess.run([sys.executable, "-m", "utf8fuzz", "fuzz", "--decoder", spec,
-                        "--time", "10", "--jobs", "1", "--corpus", str(tmp_path / "c"),
+                        "--runs", "100", "--seed", "1", "--time", "120", "--jobs", "1",
+                        "--corpus", str(tmp_path / "c"),
                         "--no-report", "--json"], cwd=ROOT, capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 1, r.stderr[-2000:]

@@ -14,21 +14,30 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def start_runs(tmp_path_factory: Any, runs: Mapping[str, tuple[Sequence[str], float]],
+#: Every run's seed: a run draws the same inputs on every machine, under any load.
+SEED = 1
+#: Every run's --time: a limit only (a run ends at its --runs long before, unless
+#: the machine is starved), within the wait below.
+LIMIT = 600
+
+
+def start_runs(tmp_path_factory: Any, runs: Mapping[str, tuple[Sequence[str], int]],
                seeds: Mapping[str, bytes]) -> dict[str, tuple[int, Any, str, Path]]:
-    """Each run ``name -> (--decoder specs, --time seconds)`` on a fresh corpus holding
-    ``seeds`` (file name -> bytes), all at once; ``name -> (exit status, the --json
-    summary or None, stderr, corpus)``."""
+    """Each run ``name -> (--decoder specs, --runs count)`` on a fresh corpus holding
+    ``seeds`` (file name -> bytes), all at once, with :data:`SEED`; ``name -> (exit
+    status, the --json summary or None, stderr, corpus)``. Each run's summary says it
+    ended at its count, or failed (``ended``), never at the clock."""
     exe = Path(sys.executable).parent / "utf8fuzz"
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "utf8fuzz"]
     started = {}
-    for name, (specs, seconds) in runs.items():
+    for name, (specs, count) in runs.items():
         corpus = tmp_path_factory.mktemp(name)
         (corpus / "seeds").mkdir()
         for seed, data in seeds.items():
             (corpus / "seeds" / seed).write_bytes(data)
-        args = [*cmd, "fuzz", "--engine", "hypothesis", "--jobs", "1", "--time", str(seconds),
-                "--corpus", str(corpus), "--no-report", "--json"]
+        args = [*cmd, "fuzz", "--engine", "hypothesis", "--jobs", "1", "--runs", str(count),
+                "--seed", str(SEED), "--time", str(LIMIT), "--corpus", str(corpus),
+                "--no-report", "--json"]
         for s in specs:
             args += ["--decoder", s]
         started[name] = (corpus, subprocess.Popen(
@@ -36,6 +45,8 @@ def start_runs(tmp_path_factory: Any, runs: Mapping[str, tuple[Sequence[str], fl
             env={**os.environ, "PYTHONPATH": str(ROOT)}))
     done = {}
     for name, (corpus, p) in started.items():
-        out, err = p.communicate(timeout=300)
-        done[name] = (p.returncode, json.loads(out) if out.strip() else None, err, corpus)
+        out, err = p.communicate(timeout=LIMIT + 300)
+        summary = json.loads(out) if out.strip() else None
+        assert summary is None or summary["ended"] != "time", (name, summary, err)
+        done[name] = (p.returncode, summary, err, corpus)
     return done

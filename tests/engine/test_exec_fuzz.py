@@ -47,7 +47,8 @@ def build(tmp_path: Path, name: str, *, planted: bool) -> Path:
 def fuzz(spec: str, corpus: Path) -> tuple[int, dict[str, object], str]:
     shutil.copytree(SEEDS, corpus / "seeds")
     r = subprocess.run([sys.executable, "-m", "utf8fuzz", "fuzz", "--decoder", spec,
-                        "--time", "3", "--jobs", "1", "--corpus", str(corpus), "--no-report",
+                        "--runs", "300", "--seed", "1", "--time", "120", "--jobs", "1",
+                        "--corpus", str(corpus), "--no-report",
                         "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     return r.returncode, json.loads(r.stdout) if r.stdout.strip() else {}, r.stderr
 

@@ -123,8 +123,8 @@ def test_a_run_reports_its_signatures_as_findings(tmp_path: Path) -> None:
     # pyicu:ignore substitutes at every kind of error: many signatures, one finding
     pytest.importorskip("icu", reason="PyICU is not installed")
     shutil.copytree(SEEDS, tmp_path / "seeds")  # the seeds reach many features
-    r = fuzz([*resolve("pyicu:ignore"), planted_c080()], engine="hypothesis", seconds=1,
-             corpus=tmp_path, minimize_seconds=1)
+    r = fuzz([*resolve("pyicu:ignore"), planted_c080()], engine="hypothesis", runs=100,
+             seed=1, seconds=120, corpus=tmp_path)
     by_rule = {f["rule"]: f for f in r["findings"]}
     sub = by_rule["ignore-substitutes"]
     assert sub["family"] == "pyicu" and len(sub["signatures"]) >= 3
@@ -247,8 +247,9 @@ def test_the_nightly_count_is_findings_not_signatures(
     (corpus / "seeds" / "a").write_bytes(bytes.fromhex("F0 90 41"))
 
     def night() -> tuple[int, dict]:  # type: ignore[type-arg]
-        code = main(["fuzz", "--decoder", SWALLOWS, "--engine", "hypothesis", "--time", "2",
-                     "--jobs", "1", "--corpus", str(corpus), "--no-report", "--json"])
+        code = main(["fuzz", "--decoder", SWALLOWS, "--engine", "hypothesis", "--runs",
+                     "100", "--seed", "1", "--time", "120", "--jobs", "1", "--corpus",
+                     str(corpus), "--no-report", "--json"])
         return code, json.loads(capsys.readouterr().out)
 
     code, first = night()

@@ -1,5 +1,9 @@
 """Planted bugs are found by the fuzz loop within a short budget, minimized to the
-expected few bytes, saved with the right signature, and replayed."""
+expected few bytes, saved with the right signature, and replayed.
+
+Every run is bounded by a count of inputs from a fixed seed (``runs``, ``seed``):
+what it meets, and so what it saves, is the same on any machine, under any load;
+its time (:data:`LIMIT`) only stops a run on a machine starved for minutes."""
 
 import json
 import os
@@ -23,6 +27,9 @@ from utf8fuzz.engine.run import atheris_available, fuzz
 from utf8fuzz.pytest_plugin import check_entry
 
 SEEDS = Path(__file__).resolve().parents[2] / "corpus" / "seeds"
+#: Each run's time: a limit only, far past what its count takes (a run of 400
+#: inputs took over 120 s under a load of 22 on two cores).
+LIMIT = 600
 
 
 @pytest.fixture
@@ -33,7 +40,8 @@ def corpus(tmp_path):
 
 def test_hypothesis_engine_finds_minimizes_and_saves_planted_bugs(corpus):
     r = fuzz([planted_c080(), planted_truncated4(), Crashes()], engine="hypothesis",
-             seconds=4, corpus=corpus, minimize_seconds=2)
+             runs=300, seed=1, seconds=LIMIT, corpus=corpus)
+    assert r["ended"] == "runs" and (r["runs"], r["seed"]) == (300, 1)
     new = {x["signature"]: x for x in r["new"]}
     c080 = new["unicode/accepts-ill-formed/non-shortest-form/planted:accepts-c080"]
     assert c080["input"] == "c080" and c080["class"] == "accepts-ill-formed"
@@ -46,8 +54,44 @@ def test_hypothesis_engine_finds_minimizes_and_saves_planted_bugs(corpus):
     assert not problems and {e.signature for e in entries} == set(new)
 
 
+@pytest.mark.parametrize("engine", ["hypothesis", pytest.param(
+    "atheris", marks=pytest.mark.skipif(atheris_available() is not None,
+                                        reason=str(atheris_available())))])
+def test_a_counted_run_is_the_same_run_on_every_try(tmp_path, engine, monkeypatch):
+    # No seeds: what is found is what the engine generates. The same count from the
+    # same seed is the same inputs in the same order, so the same findings, each
+    # on the same minimized input, whatever the machine's load.
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])  # the target imports tests.*
+
+    def run(name):
+        decs = [] if engine == "atheris" else [planted_truncated4(), planted_c080()]
+        r = fuzz(decs, engine=engine, runs=400, seed=7, seconds=LIMIT, corpus=tmp_path / name,
+                 specs=["tests.engine.planted:PLANTED_TRUNCATED4+inprocess",
+                        "tests.engine.planted:PLANTED_C080+inprocess"])
+        assert not r["failures"], r["failures"]
+        assert (r["ended"], r["runs"], r["seed"]) == ("runs", 400, 7)
+        return r
+
+    first, again = run("first"), run("again")
+    assert first["new"], "nothing found: the test shows nothing"
+    assert [(x["signature"], x["input"]) for x in first["new"]] == [
+        (x["signature"], x["input"]) for x in again["new"]]
+    assert [f["id"] for f in first["findings"]] == [f["id"] for f in again["findings"]]
+    assert first["executions"] == again["executions"]
+
+
+def test_with_runs_and_time_whichever_comes_first_ends_the_run(tmp_path):
+    # --time stays a limit: a count no run reaches in a second is cut, and says so
+    r = fuzz([planted_c080()], engine="hypothesis", runs=10**9, seed=1, seconds=1,
+             corpus=tmp_path)
+    assert r["ended"] == "time" and r["executions"] < 10**9 and not r["failures"]
+    # without a count, a time-bounded run as before: no seed drawn, ended by the time
+    r = fuzz([planted_c080()], engine="hypothesis", seconds=0.5, corpus=tmp_path)
+    assert (r["runs"], r["seed"], r["ended"]) == (None, None, "time")
+
+
 def test_replay_of_an_external_planted_bug(corpus, monkeypatch):
-    fuzz([planted_c080()], engine="hypothesis", seconds=1, corpus=corpus, minimize_seconds=1)
+    fuzz([planted_c080()], engine="hypothesis", runs=1, seed=1, seconds=LIMIT, corpus=corpus)
     (entry,) = [e for e in load(corpus)[0] if e.data == b"\xc0\x80"]
     # planted:* is not a registered decoder: replay skips it, saying why
     with pytest.raises(pytest.skip.Exception, match="not available"):
@@ -55,25 +99,27 @@ def test_replay_of_an_external_planted_bug(corpus, monkeypatch):
 
 
 def test_a_second_run_finds_nothing_new(corpus):
-    first = fuzz([planted_c080()], engine="hypothesis", seconds=1, corpus=corpus,
-                 minimize_seconds=1)
+    first = fuzz([planted_c080()], engine="hypothesis", runs=100, seed=1, seconds=LIMIT,
+                 corpus=corpus)
     assert first["new"]
-    # The second run replays what the first saved, then generates for a second:
-    # whatever it meets, the one bug is the one signature it already has (an
-    # accepted C0 80 is blamed on itself, never on an error beside it: 50 runs of
-    # this pair in a row gave nothing new, where 2 in 50 did before).
-    r = fuzz([planted_c080()], engine="hypothesis", seconds=1, corpus=corpus)
+    # The second run replays what the first saved, then generates other inputs (another
+    # seed): whatever it meets, the one bug is the one signature it already has (an
+    # accepted C0 80 is blamed on itself, never on an error beside it).
+    r = fuzz([planted_c080()], engine="hypothesis", runs=300, seed=2, seconds=LIMIT,
+             corpus=corpus)
     assert r["new"] == [] and r["executions"] >= len(first["new"])
 
 
 def test_cli_plugin_decoder_json_and_exit_status(corpus, capsys, monkeypatch):
     monkeypatch.chdir(Path(__file__).resolve().parents[2])
-    rc = main(["fuzz", "--engine", "hypothesis", "--time", "3", "--jobs", "1",
+    rc = main(["fuzz", "--engine", "hypothesis", "--runs", "100", "--seed", "1",
+               "--time", str(LIMIT), "--jobs", "1",
                "--decoder", "tests.engine.planted:PLANTED_C080+inprocess",
                "--corpus", str(corpus), "--no-report", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 1
     assert set(out) >= {"decoders", "executions", "execs_per_sec", "new"}
+    assert (out["runs"], out["seed"], out["ended"]) == (100, 1, "runs")
     (x,) = [n for n in out["new"] if n["class"] == "accepts-ill-formed"]
     assert x["input"] == "c080" and x["feature"] == "non-shortest-form"
     # replayed by pytest through the plugin API: a plug-in the corpus names is not
@@ -89,6 +135,8 @@ def test_cli_plugin_decoder_json_and_exit_status(corpus, capsys, monkeypatch):
 
 def test_cli_usage_errors(capsys):
     assert main(["fuzz", "--time", "0"]) == 2
+    assert main(["fuzz", "--runs", "0"]) == 2
+    assert main(["fuzz", "--runs", "1", "--seed", "-1"]) == 2
     assert main(["fuzz", "--decoder", "no-such-decoder", "--time", "1"]) == 2
     assert main(["fuzz", "--profile", "nope", "--time", "1"]) == 2
 
@@ -97,20 +145,21 @@ needs_atheris = pytest.mark.skipif(atheris_available() is not None,
                                    reason=str(atheris_available()))
 
 
-def run_atheris(corpus, monkeypatch, spec, *, seconds, jobs=1, minimize_seconds=2):
+def run_atheris(corpus, monkeypatch, spec, *, runs, jobs=1):
     """``utf8fuzz fuzz --engine atheris`` on one planted decoder, from the checkout
-    (where the target imports ``tests.engine.planted``); its run must not fail."""
+    (where the target imports ``tests.engine.planted``), ``runs`` inputs from a fixed
+    seed; its run must not fail."""
     monkeypatch.chdir(Path(__file__).resolve().parents[2])
-    r = fuzz([], engine="atheris", seconds=seconds, corpus=corpus, jobs=jobs,
-             specs=[f"tests.engine.planted:{spec}"], minimize_seconds=minimize_seconds)
+    r = fuzz([], engine="atheris", runs=runs, seed=1, seconds=LIMIT, corpus=corpus,
+             jobs=jobs, specs=[f"tests.engine.planted:{spec}"])
     assert not r["failures"], r["failures"]
     return r
 
 
 @needs_atheris
 def test_atheris_engine_finds_the_planted_bug(corpus, monkeypatch):
-    r = run_atheris(corpus, monkeypatch, "PLANTED_C080+inprocess", seconds=4)
-    assert r["executions"] > 100
+    r = run_atheris(corpus, monkeypatch, "PLANTED_C080+inprocess", runs=500)
+    assert r["executions"] > 500 and r["ended"] == "runs"
     sigs = {x["signature"]: x for x in r["new"]}
     assert any(x["input"] == "c080" for x in sigs.values()), sigs
 
@@ -120,7 +169,7 @@ def test_atheris_on_two_cores_finds_the_planted_bug(corpus, monkeypatch):
     # --jobs 2 is libFuzzer's -fork=2: its workers are started by running the
     # target's argv[0] again (a bug once: "fuzz/differential.py: Permission denied",
     # and nothing run at all). The isolated plug-in is compared in batches.
-    r = run_atheris(corpus, monkeypatch, "PLANTED_C080", seconds=6, jobs=2)
+    r = run_atheris(corpus, monkeypatch, "PLANTED_C080", runs=500, jobs=2)
     assert r["executions"] > 100
     assert any(x["input"] == "c080" for x in r["new"]), r["new"]
 
@@ -170,8 +219,8 @@ def test_a_divergence_a_full_run_does_not_show_again_is_reported_not_saved(tmp_p
 
 
 def test_the_fuzz_summary_lists_unreproduced_divergences(corpus):
-    r = fuzz([CrashesOnFirstSight()], engine="hypothesis", seconds=2, corpus=corpus,
-             minimize_seconds=1)
+    r = fuzz([CrashesOnFirstSight()], engine="hypothesis", runs=300, seed=1, seconds=LIMIT,
+             corpus=corpus)
     assert r["new"] == []
     (u,) = r["unreproduced"]
     assert u["signature"] == "unicode/crash/IndexError/planted:crashes-on-first-sight"
@@ -180,8 +229,7 @@ def test_the_fuzz_summary_lists_unreproduced_divergences(corpus):
 
 @needs_atheris
 def test_the_atheris_engine_reports_unreproduced_divergences(corpus, monkeypatch):
-    r = run_atheris(corpus, monkeypatch, "CRASHES_ON_FIRST_SIGHT+inprocess", seconds=3,
-                    minimize_seconds=1)
+    r = run_atheris(corpus, monkeypatch, "CRASHES_ON_FIRST_SIGHT+inprocess", runs=500)
     assert r["new"] == []
     assert [u["signature"] for u in r["unreproduced"]] == [
         "unicode/crash/IndexError/planted:crashes-on-first-sight"]

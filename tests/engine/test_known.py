@@ -304,8 +304,9 @@ class = "{'accepts-ill-formed' if listed else 'different-replacement'}"
 reason = "{REASON}"
 """)
     reports = tmp_path / "reports"
-    code = main(["fuzz", "--decoder", SPEC, "--engine", "hypothesis", "--time", "4",
-                 "--jobs", "1", "--corpus", str(corpus), "--report", str(reports), "--json"])
+    code = main(["fuzz", "--decoder", SPEC, "--engine", "hypothesis", "--runs", "100",
+                 "--seed", "1", "--time", "120", "--jobs", "1", "--corpus", str(corpus),
+                 "--report", str(reports), "--json"])
     out = json.loads(capsys.readouterr().out)
     # saved either way: a known difference is still evidence and a regression test
     (entry,) = (corpus / "entries").glob("*.json")
@@ -338,8 +339,9 @@ def test_fuzz_text_summary_lists_known_ones_apart_escaped(
     (corpus / "seeds").mkdir(parents=True)
     (corpus / "seeds" / "surrogate").write_bytes(bytes.fromhex("ED A0 80"))
     write(corpus, f'[[known]]\ndecoder = "minimal:*"\nreason = "ok {HOSTILE_TOML}"\n')
-    code = main(["fuzz", "--decoder", SPEC, "--engine", "hypothesis", "--time", "3",
-                 "--jobs", "1", "--corpus", str(corpus), "--no-report"])
+    code = main(["fuzz", "--decoder", SPEC, "--engine", "hypothesis", "--runs", "100",
+                 "--seed", "1", "--time", "120", "--jobs", "1", "--corpus", str(corpus),
+                 "--no-report"])
     out = capsys.readouterr().out
     assert code == 0, out
     # one row per finding, with its rule and pattern, not one per signature

@@ -112,8 +112,8 @@ def test_a_run_says_when_its_corpus_was_explained_by_older_rules(tmp_path: Path)
     side = {**e.sidecar, "finding": {**e.sidecar["finding"]}}
     side["finding"].pop("rules")
     corpus.replace_entry(tmp_path, e, [side])
-    r = fuzz([planted_c080()], engine="hypothesis", seconds=0.5, corpus=tmp_path,
-             minimize_seconds=1)
+    r = fuzz([planted_c080()], engine="hypothesis", runs=1, seed=1, seconds=120,
+             corpus=tmp_path)
     (note,) = [n for n in r["notes"] if "older rules" in n]
     assert note.startswith("1 corpus entry was explained by older rules")
     assert "utf8fuzz corpus migrate" in note

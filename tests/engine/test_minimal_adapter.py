@@ -35,8 +35,9 @@ def test_utf8fuzz_fuzz_finds_its_planted_bug(where: str, tmp_path: Path,
     # (the text around it goes) and saves it.
     (corpus / "seeds").mkdir(parents=True)
     (corpus / "seeds" / "surrogate").write_bytes(bytes.fromhex("41 42 ED A0 80 43"))
-    code = main(["fuzz", "--decoder", SPEC + where, "--engine", "hypothesis", "--time", "4",
-                 "--jobs", "1", "--corpus", str(corpus), "--no-report", "--json"])
+    code = main(["fuzz", "--decoder", SPEC + where, "--engine", "hypothesis", "--runs", "100",
+                 "--seed", "1", "--time", "120", "--jobs", "1", "--corpus", str(corpus),
+                 "--no-report", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 1, out
     assert [n["signature"] for n in out["new"]] == [SIGNATURE]

@@ -5,8 +5,9 @@ Each run is the real command in a subprocess, isolated workers and all, from the
 checkout (where ``tests.engine.planted_shapes`` imports). Its corpus holds the
 bugs' triggers as seeds, which the run replays before it generates anything, so
 it cannot miss them; each bug is tied to one spec feature of one decoder, so what
-it generates after cannot name it a second time. The runs are started together
-and waited for once: the suite stays as fast as the slowest of them.
+it generates after cannot name it a second time. Each run is bounded by a count
+from a fixed seed (``--runs``, ``--seed``): the same on any machine. The runs are
+started together and waited for once: the suite stays as fast as the slowest of them.
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ from utf8fuzz.engine.corpus import load
 
 P = "tests.engine.planted_shapes"
 
-#: name -> (the --decoder specs, --time seconds).
+#: name -> (the --decoder specs, --runs count).
 RUNS = {
     "codec-and-validator": ([f"{P}:replace_splits_truncated3+codec",
-                             f"{P}:validator_accepts_surrogates+validator"], 1),
-    "text": ([f"{P}:text_decodes_surrogates+text"], 1),
+                             f"{P}:validator_accepts_surrogates+validator"], 50),
+    "text": ([f"{P}:text_decodes_surrogates+text"], 50),
     "correct": ([f"{P}:cpython_replace+text", f"{P}:cpython_valid+validator",
-                 "encodings.utf_8:decode+codec"], 3),
+                 "encodings.utf_8:decode+codec"], 200),
 }
 
 

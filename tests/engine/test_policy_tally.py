@@ -243,8 +243,8 @@ def test_a_fuzz_run_describes_a_decoder_that_departs_at_one_feature(
     for name, data in SEEDS.items():
         (corpus / "seeds" / name).write_bytes(data)
     main(["fuzz", "--decoder", f"tests.engine.planted:{spec}", "--engine", engine,
-          "--time", "3", "--jobs", "1", "--corpus", str(corpus), "--full-every", "1",
-          "--no-report", "--json"])
+          "--runs", "300", "--seed", "1", "--time", "120", "--jobs", "1", "--corpus",
+          str(corpus), "--full-every", "1", "--no-report", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert not out["failures"], out["failures"]
     fps = policy_fingerprints(load_corpus(corpus))

@@ -28,9 +28,11 @@ needs_atheris = pytest.mark.skipif(atheris_available() is not None,
                                    reason=str(atheris_available()))
 
 
-def fuzz(tmp: Path, killer: str, *args: str, timeout: float = 2,
-         seconds: float = 6) -> tuple[int, dict[str, Any], str, float]:
-    """Run ``utf8fuzz fuzz --json`` on one killer; (status, summary, stderr, seconds)."""
+def fuzz(tmp: Path, killer: str, *args: str, timeout: float = 2, seconds: float = 120,
+         runs: int | None = 50) -> tuple[int, dict[str, Any], str, float]:
+    """Run ``utf8fuzz fuzz --json`` on one killer, ``runs`` inputs from a fixed seed
+    (``seconds`` a limit only; None: until ``seconds``); (status, summary, stderr,
+    seconds)."""
     corpus, cwd, tmpdir = tmp / "corpus", tmp / "cwd", tmp / "tmpdir"
     for d in (corpus / "seeds", cwd, tmpdir):
         d.mkdir(parents=True, exist_ok=True)
@@ -40,6 +42,7 @@ def fuzz(tmp: Path, killer: str, *args: str, timeout: float = 2,
     started = time.monotonic()
     p = subprocess.run(
         [sys.executable, "-m", "utf8fuzz", "fuzz", "--time", str(seconds), "--jobs", "1",
+         *(["--runs", str(runs), "--seed", "1"] if runs is not None else []),
          "--decoder", f"tests.engine.killers:{killer}+inprocess", "--corpus", str(corpus),
          "--no-report", "--json", *args],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=seconds + 120)
@@ -94,7 +97,7 @@ def test_the_atheris_engine_recovers_too_and_counts_its_divergent_inputs(
 def test_time_is_a_limit_with_a_hanging_decoder(tmp_path: Path, engine: str) -> None:
     seconds, timeout = 8.0, 1.0
     rc, out, err, took = fuzz(tmp_path, "hangs_on_fe", "--engine", engine,
-                              timeout=timeout, seconds=seconds)
+                              timeout=timeout, seconds=seconds, runs=None)
     assert rc == 1, err
     crash_finding(out, "timeout")
     # the bound of the module docstring, plus start-up: generous, since the machine

@@ -179,8 +179,8 @@ def test_finder_reruns_in_full_before_naming_a_new_signature(tmp_path):
 
 def test_the_fuzz_loop_finds_a_bug_its_screen_cannot_see(tmp_path):
     shutil.copytree(SEEDS, tmp_path / "seeds")
-    r = fuzz([ShortSpans(), planted_c080()], engine="hypothesis", seconds=3,
-             corpus=tmp_path, minimize_seconds=1, full_every=8)
+    r = fuzz([ShortSpans(), planted_c080()], engine="hypothesis", runs=300, seed=1,
+             seconds=120, corpus=tmp_path, full_every=8)
     assert r["full_every"] == 8
     sigs = {x["signature"] for x in r["new"]}
     assert any(s.endswith("/planted:short-spans") for s in sigs), sigs

@@ -51,17 +51,17 @@ TIMEOUT = "+timeout=1"
 #: Marks the descendants of the client of the "leak" run (tests/hostile/exec_client.py).
 LEAK_MARKER = f"utf8fuzz-leak-{uuid.uuid4().hex}"
 #: The short ``utf8fuzz fuzz`` runs the probes check, all started at once (a
-#: subprocess each): name -> (--decoder specs, --time).
-RUNS: dict[str, tuple[list[str], float]] = {
-    "hang": ([client("--do=hang", options=TIMEOUT)], 2.0),
+#: subprocess each): name -> (--decoder specs, --runs: inputs past the seeds).
+RUNS: dict[str, tuple[list[str], int]] = {
+    "hang": ([client("--do=hang", options=TIMEOUT)], 20),
     # replies held back until every request the pipe holds is decoded: a hang
     # hides which request caused it
-    "batched": ([client("--do=hang", "--batched", options=TIMEOUT)], 2.0),
-    "deaf": ([client("--deaf", options=TIMEOUT)], 2.0),
-    "many": ([client("--do=many")], 2.0),
-    "spins": ([f"tests.hostile.worker_plugins:spins{TIMEOUT}"], 2.0),
+    "batched": ([client("--do=hang", "--batched", options=TIMEOUT)], 20),
+    "deaf": ([client("--deaf", options=TIMEOUT)], 20),
+    "many": ([client("--do=many")], 20),
+    "spins": ([f"tests.hostile.worker_plugins:spins{TIMEOUT}"], 20),
     # exits on FE (a restart each time), its child and grandchild left behind
-    "leak": ([client("--do=exit", f"--leak={LEAK_MARKER}", options=TIMEOUT)], 2.0),
+    "leak": ([client("--do=exit", f"--leak={LEAK_MARKER}", options=TIMEOUT)], 20),
 }
 _done: dict[str, tuple[int, Any, str, Path]] = {}
 
@@ -72,7 +72,8 @@ def fuzz_runs(tmp_path_factory: Any) -> dict[str, tuple[int, Any, str, Path]]:
     if not _done:
         with pytest.MonkeyPatch.context() as mp:
             # each run's own decoder timeout is TIMEOUT; this one only sets how long
-            # after its --time a run is stopped: long, on a machine others load too
+            # after its --time (a limit, past its --runs) a run is stopped: long, on a
+            # machine others load too
             mp.setenv("UTF8FUZZ_DECODER_TIMEOUT", "20")
             _done.update(start_runs(tmp_path_factory, RUNS, SEEDS))
     return _done

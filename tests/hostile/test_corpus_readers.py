@@ -51,7 +51,7 @@ def drive(cwd: Path, *cmds: list[str]) -> list[dict[str, Any]]:
 
 
 FUZZ = ["fuzz", "--corpus", "c", "--decoder", "cpython:replace", "--engine", "hypothesis",
-        "--time", "1", "--jobs", "1", "--report", "reports"]
+        "--runs", "50", "--seed", "1", "--time", "120", "--jobs", "1", "--report", "reports"]
 
 
 def with_finding(root: Path, feature: str, data: bytes, **finding: Any) -> Path:

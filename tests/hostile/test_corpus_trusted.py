@@ -54,7 +54,7 @@ COMMANDS = [
     ["corpus", "migrate", "--dry-run", "CORPUS"], ["corpus", "refresh", "CORPUS"],
     ["corpus", "prune", "CORPUS"],
     ["fuzz", "--corpus", "CORPUS", "--decoder", "cpython:replace", "--engine", "hypothesis",
-     "--time", "1", "--jobs", "1", "--no-report"],
+     "--runs", "50", "--seed", "1", "--time", "120", "--jobs", "1", "--no-report"],
     ["corpus", "migrate", "CORPUS"], ["corpus", "check", "CORPUS"],
 ]
 

@@ -96,7 +96,7 @@ FUZZ_PROBES: dict[str, tuple[str, str, str]] = {
 @pytest.fixture(scope="module")
 def fuzz_runs(tmp_path_factory: Any) -> dict[str, tuple[int, Any, str, Path]]:
     return start_runs(tmp_path_factory,
-                      {k: ([f"{HOSTILE}:{spec}"], 3) for k, (spec, _, _) in FUZZ_PROBES.items()},
+                      {k: ([f"{HOSTILE}:{spec}"], 50) for k, (spec, _, _) in FUZZ_PROBES.items()},
                       {"fe": b"A\xfeB"})
 
 

@@ -65,7 +65,8 @@ def test_an_atheris_run_leaves_no_descendant_of_a_client_running(tmp_path: Path)
     corpus = tmp_path / "corpus"
     (corpus / "seeds").mkdir(parents=True)
     (corpus / "seeds" / "plain").write_bytes(b"plain")
-    r = utf8fuzz("fuzz", "--engine", "atheris", "--jobs", "1", "--time", "2",
+    r = utf8fuzz("fuzz", "--engine", "atheris", "--jobs", "1", "--runs", "200", "--seed", "1",
+                 "--time", "60",
                  "--corpus", str(corpus), "--no-report", "--decoder",
                  client("--do=none", f"--leak={marker}", options=TIMEOUT))
     assert r.returncode == 0, r.stderr[-2000:]

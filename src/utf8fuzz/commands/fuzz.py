@@ -23,7 +23,10 @@ Exit status:
 
 Divergences that a full re-run of their input did not show again are listed as
 "unreproduced" (not saved, not counted as new). The default budget (one hour, every
-core) suits a nightly job.
+core) suits a nightly job. ``--runs N`` bounds each engine process by a count of
+inputs instead (``--time`` stays a limit; the summary's ``ended`` says which came
+first): with ``--jobs 1``, one engine and ``--seed``, the same corpus and decoders
+give the same inputs, so the same findings, on any machine and under any load.
 """
 
 from __future__ import annotations
@@ -59,6 +62,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="input generator (default both)")
     p.add_argument("--time", type=float, default=NIGHTLY_SECONDS, metavar="SECONDS",
                    help=f"time budget, a limit (default {NIGHTLY_SECONDS}, a nightly run)")
+    p.add_argument("--runs", type=int, default=None, metavar="N",
+                   help="inputs each engine process tries past the seeds (a count: with "
+                        "--jobs 1, one engine and a --seed, the same run on any machine); "
+                        "with --time, whichever comes first")
+    p.add_argument("--seed", type=int, default=None, metavar="S",
+                   help="the engines' random seed (default: a fresh one; with --runs, "
+                        "in the summary)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                    help="worker processes (default: every core)")
     p.add_argument("--corpus", default="corpus", metavar="DIR",
@@ -131,6 +141,10 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError("--time must be positive")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.runs is not None and args.runs < 1:
+        raise UsageError("--runs must be at least 1")
+    if args.seed is not None and not 0 <= args.seed < 2**31:
+        raise UsageError(f"--seed must be from 0 to {2**31 - 1}")
     if args.full_every is not None and args.full_every < 1:
         raise UsageError("--full-every must be at least 1")
     corpus = writable_dir(Path(args.corpus), "--corpus")
@@ -160,9 +174,11 @@ def _run(args: argparse.Namespace) -> int:
             result = fuzz(decs, engine=args.engine, seconds=args.time, jobs=args.jobs,
                           corpus=corpus, specs=args.decoder, profiles=args.profile,
                           progress=progress, full_every=args.full_every, work=work,
-                          known=known)
+                          known=known, runs=args.runs, seed=args.seed)
         except KeyboardInterrupt:  # before the engines started, or as they ended
-            result = summary(decs, progress, corpus, [], {"interrupted": True}, known)
+            result = summary(decs, progress, corpus, [], {
+                "interrupted": True, "runs": args.runs, "seed": args.seed,
+                "ended": "interrupted"}, known)
     finally:
         stop.set()
         live.join()
@@ -274,6 +290,13 @@ def _print_summary(result: dict[str, Any]) -> None:
     t.add_row("decoders", cell(", ".join(result["decoders"])))
     t.add_row("executions", f"{result['executions']:,} in {result['seconds']} s "
               f"({result['execs_per_sec']:,.0f}/s)")
+    if result.get("runs") is not None:
+        t.add_row("runs", f"{result['runs']:,} per engine process, seed {result['seed']}")
+    if result.get("ended"):
+        t.add_row("ended by", {"runs": "--runs (every engine process tried its count)",
+                               "time": "--time", "interrupted": "an interrupt",
+                               "failed": "a failure (below)"}.get(
+                                   str(result["ended"]), safe.text(result["ended"])))
     t.add_row("divergent inputs", f"{result['divergent_inputs']:,}")
     t.add_row("new findings", f"{len(result['new_findings'])} (from {len(result['new'])} new "
               "signatures; the others add evidence to findings already in the corpus)")

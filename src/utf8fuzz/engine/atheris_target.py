@@ -385,9 +385,11 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     round_size = round_default()
     inflight = InFlight(Path(artifact_prefix(argv) + f"inflight-{os.getpid()}.hex")) \
         if round_size > 1 else None
+    # a run bounded by -runs is one whatever the clock (Finder.counted)
+    counted = any(a.startswith("-runs=") for a in argv[1:])
     finder = Finder(decs, corpus, "atheris", views=MODES[mode],
                     minimize_seconds=_seconds(os.environ.get("UTF8FUZZ_MINIMIZE_SECONDS")),
-                    round_size=round_size, inflight=inflight)
+                    round_size=round_size, inflight=inflight, counted=counted)
     if not finder.differ.decoders:
         print("utf8fuzz: no decoder under test for this target (only references, which are "
               "the oracle); nothing to compare", file=sys.stderr)

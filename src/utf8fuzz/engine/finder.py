@@ -38,19 +38,21 @@ one hex line each), which survives the crash and is emptied when the round is do
 Out-of-process decoders (node, isolated plug-ins) cost a round trip per call, more
 than all in-process decoders together. The finder's differ leaves them out of the
 per-input comparison; the finder keeps the inputs and every :data:`BULK` of them
-(or sooner, when :data:`BULK_SECONDS` have passed) sends them to each such decoder
-in one batch (:meth:`~.differ.Differ.send_out_of_process`), pipelined: a batch is
-judged when the next one is sent, so the decoders' processes decode it while the
-loop goes on. An input on which one of them diverges with a signature not yet known
-is run again in full before anything is recorded. Call :meth:`Finder.flush` when
-the run ends, or the last inputs are never compared. The Atheris target does it from
+(or sooner, when :data:`BULK_SECONDS` have passed, except in a run bounded by a
+count: :attr:`Finder.counted`) sends them to each such decoder in one batch
+(:meth:`~.differ.Differ.send_out_of_process`), pipelined: a batch is judged when the
+next one is sent, so the decoders' processes decode it while the loop goes on. An
+input on which one of them diverges with a signature not yet known is run again in
+full before anything is recorded. Call :meth:`Finder.flush` when the run ends, or
+the last inputs are never compared. The Atheris target does it from
 a C exit handler (:func:`~.atheris_target.at_process_exit`): libFuzzer ends the
 process with ``exit()``, and Python's own exit handlers never run.
 
 Policy tally (:mod:`.policy_tally`). The inputs compared in full (one in
 ``full_every``) are also counted for the replacement-policy fingerprints, within a
 time budget (:data:`TALLY_SHARE` of the loop's time: counting one input costs a
-few hundred microseconds, several times what comparing it costs); screened inputs
+few hundred microseconds, several times what comparing it costs; in a run bounded
+by a count, a count: :data:`TALLY_FIRST`, :data:`TALLY_EVERY`); screened inputs
 are not looked at. The counts are merged into ``<corpus>/fingerprints.json``
 at most every :data:`TALLY_SECONDS` (checked once a round) and by
 :meth:`Finder.save_tally`, which the engines call when a worker or target ends.
@@ -111,6 +113,11 @@ TALLY_SECONDS = 30.0
 #: with (seconds): enough for its first inputs (the seeds) to be counted whatever.
 TALLY_SHARE = 0.03
 TALLY_CREDIT = 0.05
+#: A counted run's tally budget (:attr:`Finder.counted`), a count: the first
+#: :data:`TALLY_FIRST` inputs compared in full (the seeds, mostly), then one in
+#: :data:`TALLY_EVERY` of them.
+TALLY_FIRST = 128
+TALLY_EVERY = 16
 
 
 def full_every_default() -> int:
@@ -221,6 +228,7 @@ class Finder:
         round_size: int | None = None,
         inflight: InFlight | None = None,
         tally: bool = True,
+        counted: bool = False,
     ) -> None:
         decs = list(decoders)
         if full_every is None:
@@ -242,6 +250,12 @@ class Finder:
         self.unreproduced: list[NewSignature] = []
         self.executions = 0
         self.divergent_inputs = 0
+        #: The engine's own inputs drawn (its count, for a run bounded by one).
+        self.examples = 0
+        #: A run bounded by a count: nothing it does depends on the clock (the
+        #: out-of-process decoders are sent inputs every BULK only, the policy
+        #: tally's budget is a count), so the same inputs give the same findings.
+        self.counted = counted
         self._pending: list[bytes] = []  # for the out-of-process decoders
         self._pending_clean: list[bool] = []  # which of them no in-process decoder
         # diverged on: one diverging out of process is then a divergent input too
@@ -276,6 +290,7 @@ class Finder:
         self._tally_credit, self._tally_clock = TALLY_CREDIT, time.process_time()
         #: inputs compared in full that the budget left uncounted
         self.tally_skipped = 0
+        self._tally_asked = 0  # a counted run's: inputs it was asked about
 
     def consider(self, data: bytes) -> Result:
         """Compare ``data`` now, and record what is new."""
@@ -324,7 +339,8 @@ class Finder:
                 self._since = time.monotonic()
             self._pending.append(res.data)
             self._pending_clean.append(not res.diverged)
-            if len(self._pending) >= BULK or time.monotonic() - self._since > BULK_SECONDS:
+            if len(self._pending) >= BULK or (
+                    not self.counted and time.monotonic() - self._since > BULK_SECONDS):
                 self._flush_out_of_process()
 
     def flush(self) -> None:
@@ -339,6 +355,12 @@ class Finder:
         time, so counting costs the loop at most :data:`TALLY_SHARE` whatever the
         decoders, inputs and machine; what it leaves uncounted is a sample lost,
         not a bias (the inputs skipped are those that came while it was spent)."""
+        if self.counted:
+            self._tally_asked += 1
+            if self._tally_asked <= TALLY_FIRST or self._tally_asked % TALLY_EVERY == 0:
+                return True
+            self.tally_skipped += 1
+            return False
         now = time.process_time()
         self._tally_credit = min(TALLY_CREDIT,
                                  self._tally_credit + (now - self._tally_clock) * TALLY_SHARE)

@@ -47,6 +47,15 @@ ends with nothing to blame, or whose inputs end nothing when re-run, is a failur
 Time. ``seconds`` is a limit: at the deadline the engines stop by themselves; what
 still runs one decoder timeout plus :data:`GRACE` seconds later is killed.
 
+Counts. ``runs`` bounds each engine process by a count instead: a Hypothesis worker
+draws that many examples past the seeds (a worker a decoder ended starts again on
+the same draws, less the inputs that end a process), libFuzzer is run with
+``-runs`` (its seeds added); ``seconds`` stays a limit, whichever comes first.
+``seed`` seeds both (Hypothesis per worker and batch, libFuzzer's ``-seed`` per
+start). A counted run's finder consults no clock (:attr:`.finder.Finder.counted`),
+so with one engine process the same seed, corpus and decoders give the same
+inputs in the same order, the same findings, on any machine and under any load.
+
 The summary is the ``--json`` object: ``decoders``, ``executions``, ``execs_per_sec``,
 ``divergent_inputs`` (both engines), ``new`` (one object per new signature:
 signature, decoders, class, feature, and the input the corpus holds for it, in hex;
@@ -56,7 +65,10 @@ for signatures met once that a full run of the same input did not show again - a
 stateful or flaky decoder; reported, not saved, not counted as new), ``crashes``
 (findings that are a crash, a hang or a bad outcome), ``processes_ended`` (processes
 a decoder ended, recovered), ``failures`` (one line each: why the run
-cannot be trusted; ``utf8fuzz fuzz`` exits 3), ``notes`` and a few more keys
+cannot be trusted; ``utf8fuzz fuzz`` exits 3), ``notes``, ``runs`` and ``seed``
+(None unless given; with ``runs``, the seed drawn), ``ended`` (``"runs"`` when every
+engine process met its count, ``"time"`` when one met the deadline first,
+``"interrupted"``, ``"failed"``) and a few more keys
 (engines, seconds, corpus size, work directory, interrupted).
 """
 
@@ -67,6 +79,7 @@ import hashlib
 import json
 import multiprocessing as mp
 import os
+import random
 import re
 import shutil
 import signal
@@ -124,6 +137,9 @@ class Progress:
     notes: list[str] = field(default_factory=list)
     #: processes a decoder ended, whose culprit was found
     crashes: int = 0
+    #: how each engine process that ended by itself ended: ``"runs"`` (it met its
+    #: count) or ``"time"`` (the deadline came first)
+    ends: list[str] = field(default_factory=list)
     #: the findings the corpus held evidence of when the run began (a finding not
     #: among them is new)
     before: frozenset[str] = frozenset()
@@ -151,6 +167,10 @@ class Progress:
     def note(self, message: str) -> None:
         with self.lock:
             self.notes.append(safe.text(message, limit=500))
+
+    def end(self, how: str) -> None:
+        with self.lock:
+            self.ends.append(how)
 
 
 @dataclass(frozen=True)
@@ -206,8 +226,12 @@ class Control:
     """What the engines share: the deadlines, the stop signal, the processes to stop,
     and one lock that lets one recovery run at a time (each forks)."""
 
-    def __init__(self, seconds: float, timeout: float) -> None:
+    def __init__(self, seconds: float, timeout: float, runs: int | None = None,
+                 seed: int | None = None) -> None:
         self.timeout = timeout
+        #: examples per engine process (None: until the deadline), and the seed
+        #: each draws them from (None: a fresh one each time)
+        self.runs, self.seed = runs, seed
         self.deadline = time.monotonic() + seconds
         #: when what still runs is stopped
         self.hard = self.deadline + timeout + GRACE
@@ -312,20 +336,30 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
                       minimize_seconds: float, replay_seeds: bool = True,
                       full_every: int | None = None, *, inflight: InFlight | None = None,
                       exclude: Iterable[bytes] = (),
-                      died: Callable[[BaseException], NoReturn] | None = None) -> Finder:
+                      died: Callable[[BaseException], NoReturn] | None = None,
+                      runs: int | None = None, seed: int | None = None) -> Finder:
     """Feed Hypothesis's examples to a finder until ``deadline``, in rounds held in
     ``inflight``; ``report`` after each batch. ``died`` is called with anything an
     example raises, before Hypothesis could catch it and shrink (for a worker, an
-    exception here is either the harness failing or a decoder ending the process)."""
+    exception here is either the harness failing or a decoder ending the process).
+
+    ``runs``: stop after that many examples (the seeds not counted), whichever of it
+    and ``deadline`` comes first; short and long batches then alternate by a count
+    (:func:`_cost`), not by the time each took. ``seed``: each batch draws from
+    Hypothesis seeded by it and the batch's number, so that the same seed gives the
+    same examples in the same order (with ``runs``: the same run). ``exclude``:
+    inputs never compared again (they end the process), seeds or examples."""
     from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as seeded
     from hypothesis import strategies as st
 
     from utf8fuzz import strategies as u8
 
     finder = Finder(decoders, corpus, "hypothesis", minimize_seconds=minimize_seconds,
-                    full_every=full_every, inflight=inflight)
+                    full_every=full_every, inflight=inflight, counted=runs is not None)
     profiles = sorted({d.profile for d in finder.differ.decoders})
     if not profiles:
+        finder.examples = runs or 0  # nothing to draw from: a count met at once
         return finder
     sent = gone = 0
 
@@ -352,11 +386,15 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
     long_strategy = st.one_of(*[u8.long_inputs(p) for p in profiles])
     queue = finder.queue
     told = time.monotonic()
+    skip = frozenset(exclude)
+    drawn = drawn_bytes = 0  # examples met (past the deadline too), and their bytes
 
     def example(data: bytes) -> None:
-        nonlocal told
+        nonlocal told, drawn, drawn_bytes
+        drawn += 1
+        drawn_bytes += len(data)
         now = time.monotonic()
-        if now < deadline:
+        if now < deadline and (runs is None or drawn <= runs) and not (skip and data in skip):
             try:
                 queue(data)  # compared in rounds; flush() ends the last
                 # A decoder that kills the process takes the unsent counts with it:
@@ -367,7 +405,7 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
             except BaseException as e:
                 end(e)
 
-    def batch(of: st.SearchStrategy[bytes], n: int) -> Callable[[], None]:
+    def batch(of: st.SearchStrategy[bytes], n: int, number: int) -> Callable[[], None]:
         # derandomize=False: Hypothesis's "ci" profile, loaded wherever $CI is set
         # (GitHub Actions, most CI), derandomizes, and every batch would then draw the
         # same inputs: a nightly job in CI would fuzz one batch's worth, over and over
@@ -377,33 +415,67 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
         def examples(data: bytes) -> None:
             example(data)
 
+        if seed is not None:  # each batch its own draws, the same on every run
+            examples = seeded(derived_seed(seed, number))(examples)
         return examples
 
     # Short and long batches alternate so that the long ones take their share of
     # the time (utf8fuzz.engine.long.long_share; each batch's own time, whatever
-    # its inputs cost, less what minimizing its findings took). Short ones first,
-    # as before; a long batch is small, so the short loop is never held up long.
-    batches = (batch(strategy, 300), batch(long_strategy, 50))
+    # its inputs cost, less what minimizing its findings took; with runs, its
+    # cost counted). Short ones first, as before; a long batch is small, so the
+    # short loop is never held up long.
+    sizes = (300, 50)
     spent = [0.0, 0.0]
     share = long_share()
+    number = 0
 
     try:
         if replay_seeds and corpus is not None:
-            skip = set(exclude)
             for s in seeds(corpus):
                 if s not in skip:
                     queue(s)  # in rounds, so that a seed that kills is in flight
             flush()
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and (runs is None or drawn < runs):
             which = int(share == 1.0 or spent[1] < share * sum(spent))
-            t0, n = time.monotonic(), len(finder.found)
-            batches[which]()
+            n = sizes[which] if runs is None else min(sizes[which], runs - drawn)
+            t0, found, before, before_bytes = time.monotonic(), len(finder.found), drawn, \
+                drawn_bytes
+            batch((strategy, long_strategy)[which], n, number)()
+            number += 1
             flush()
-            spent[which] += time.monotonic() - t0 - _minimizing(finder.found[n:])
+            if runs is None:
+                spent[which] += time.monotonic() - t0 - _minimizing(finder.found[found:])
+            else:
+                if drawn == before:
+                    break  # the strategy draws nothing more: never loop on it
+                spent[which] += _cost(drawn - before, drawn_bytes - before_bytes)
+        finder.examples = min(drawn, runs) if runs is not None else drawn
         finder.save_tally()
     except BaseException as e:
         end(e)
     return finder
+
+
+#: The count a batch costs in a counted run (:func:`_cost`): an example, plus one
+#: for every this many of its bytes (a short input's cost is mostly per call, a
+#: long one's per byte; measured in process, CPU time, on two planted decoders and
+#: CPython's strict and replace: 0.12 ms a short input of 24 bytes on average,
+#: 1.0 ms a long one of 4,100: one short input's cost per 570 bytes).
+COST_BYTES = 512
+
+
+def _cost(examples: int, nbytes: int) -> float:
+    """What a batch of ``examples`` inputs of ``nbytes`` in all costs, as a count: how
+    a counted run shares its examples between short and long batches (the same on
+    every machine, unlike the time each took)."""
+    return examples + nbytes / COST_BYTES
+
+
+def derived_seed(seed: int, *parts: object) -> int:
+    """A seed made from ``seed`` and ``parts`` (a worker's number, a batch's): the
+    same on every machine and Python (not ``hash()``, which is salted)."""
+    text = ":".join(map(str, (seed, *parts)))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big")
 
 
 def _minimizing(found: Sequence[Any]) -> float:
@@ -421,9 +493,11 @@ def _minimizing(found: Sequence[Any]) -> float:
 def _worker_main(conn: Connection, decoders: Sequence[Decoder], corpus: Path | None,
                  deadline: float, minimize_seconds: float, full_every: int | None,
                  inflight: Path, home: Path, replay_seeds: bool,
-                 exclude: frozenset[bytes]) -> None:
+                 exclude: frozenset[bytes], runs: int | None = None,
+                 seed: int | None = None) -> None:
     """A forked Hypothesis worker. It tells the parent ``("progress", executions,
-    divergent inputs, new)``, then ``("done",)``; or ``("died", kind, message)``
+    divergent inputs, new)``, then ``("done", ended)`` (``"runs"``: it met its
+    ``runs`` examples; ``"time"``: the deadline came first); or ``("died", kind, message)``
     and exits with :data:`_WORKER_DIED`, leaving its in-flight file for the parent
     to re-run. ``kind`` is ``"error"`` for an ``Exception`` (the harness failed:
     decoders' exceptions are outcomes), ``"killed"`` for anything else (a decoder
@@ -451,11 +525,11 @@ def _worker_main(conn: Connection, decoders: Sequence[Decoder], corpus: Path | N
 
     try:
         held = InFlight(inflight)
-        hypothesis_worker(decoders, corpus, deadline, report, minimize_seconds,
-                          replay_seeds=replay_seeds, full_every=full_every, inflight=held,
-                          exclude=exclude, died=died)
+        f = hypothesis_worker(decoders, corpus, deadline, report, minimize_seconds,
+                              replay_seeds=replay_seeds, full_every=full_every, inflight=held,
+                              exclude=exclude, died=died, runs=runs, seed=seed)
         held.close()
-        conn.send(("done",))
+        conn.send(("done", "runs" if runs is not None and f.examples >= runs else "time"))
     except BaseException as e:
         died(e)
 
@@ -469,7 +543,7 @@ class _Slot:
     proc: Any = None
     conn: Connection | None = None
     inflight: Path | None = None
-    said: tuple[Any, ...] | None = None  # ("done",) or ("died", kind, message)
+    said: tuple[Any, ...] | None = None  # ("done", ended) or ("died", kind, message)
     hung: bool = False
 
     @property
@@ -489,9 +563,12 @@ def run_hypothesis(decoders: Sequence[Decoder], corpus: Path | None, control: Co
         reader, writer = ctx.Pipe(duplex=False)
         slot.inflight = work.hypothesis / f"inflight-{slot.index}-{slot.generation}.hex"
         slot.said, slot.hung = None, False
+        # a worker started again (a decoder ended it) draws the same examples as
+        # before, less those that end a process: a counted run stays the same run
         args = (writer, decoders, corpus, control.deadline, minimize_seconds, full_every,
                 slot.inflight, work.hypothesis, slot.index == 0 and slot.generation == 0,
-                frozenset(exclude))
+                frozenset(exclude), control.runs,
+                None if control.seed is None else derived_seed(control.seed, slot.index))
         slot.proc = ctx.Process(target=_worker_main, args=args, daemon=True)
         try:
             slot.proc.start()
@@ -529,8 +606,9 @@ def run_hypothesis(decoders: Sequence[Decoder], corpus: Path | None, control: Co
         live.remove(slot)
         code = slot.proc.exitcode
         what = f"hypothesis worker {slot.index}"
-        if slot.said == ("done",) and code == 0:
+        if slot.said is not None and slot.said[0] == "done" and code == 0:
             slot.inflight.unlink(missing_ok=True)
+            progress.end(str(slot.said[1]))
             return
         if control.stop.is_set():
             slot.inflight.unlink(missing_ok=True)
@@ -566,6 +644,8 @@ def run_hypothesis(decoders: Sequence[Decoder], corpus: Path | None, control: Co
         if control.left() > 1 and not control.stop.is_set():
             slot.generation += 1
             start(slot)
+        elif not control.stop.is_set():
+            progress.end("time")
 
     for i in range(jobs):
         start(_Slot(i))
@@ -636,6 +716,8 @@ def atheris_available() -> str | None:
 
 _STAT = re.compile(r"stat::(number_of_executed_units|average_exec_per_sec):\s*(\d+)")
 _LINE = re.compile(r"^#(\d+)[:\s]")  # "#123 pulse ..." or, with -fork, "#123: cov: ..."
+_INITED = re.compile(r"^#\d+\s+INITED\b")  # the seeds are run: its own inputs follow
+_DONE = re.compile(r"^Done (\d+) runs in ")  # its end, at -runs or -max_total_time
 _ARTIFACT = re.compile(r"^(crash|timeout|oom|leak)-[0-9a-f]+$")
 _INFLIGHT = re.compile(r"^inflight-(\d+)\.hex$")
 
@@ -714,6 +796,15 @@ def _seed_dirs(corpus: Path, work: Work, exclude: set[bytes]) -> list[Path]:
     return [out]
 
 
+def _files_in(dirs: Sequence[Path]) -> int:
+    """The files libFuzzer reads from ``dirs`` (recursively, each once)."""
+    n = 0
+    for d in dirs:
+        for _, _, files in os.walk(d):
+            n += len(files)
+    return n
+
+
 def _target_decoders(specs: Sequence[str], profiles: Sequence[str]) -> list[Decoder]:
     """The decoders the target chooses from the same specs and profiles (as
     ``atheris_target.select`` does: a sibling module, not imported)."""
@@ -781,6 +872,8 @@ class _Atheris:
     tail: list[str] = field(default_factory=list)
     hung: list[int] = field(default_factory=list)
     culprits: int = 0  # inputs found to have ended one of its processes
+    inited: int = 0  # inputs it ran before its own (the empty one and its directories')
+    finished: int | None = None  # the runs its last line counts ("Done N runs in ...")
 
     def read(self, progress: Progress, base: int) -> None:
         assert self.proc.stdout is not None  # libFuzzer's log, and Atheris's tracebacks
@@ -789,10 +882,14 @@ class _Atheris:
             m = _LINE.match(line)
             if m:
                 self.executions = int(m.group(1))
+                if _INITED.match(line):
+                    self.inited = self.executions
                 with progress.lock:
                     progress.executions["atheris"] = base + self.executions
             for name, val in _STAT.findall(line):
                 self.stats[name] = int(val)
+            if (done := _DONE.match(line)) is not None:
+                self.finished = int(done.group(1))
 
     def why(self) -> str:
         """The last words of a dead target: its Python exception or libFuzzer's error."""
@@ -834,6 +931,7 @@ def run_atheris(specs: Sequence[str], profiles: Sequence[str], corpus: Path,
         env["UTF8FUZZ_PROFILES"] = ",".join(profiles)
     decoders: list[Decoder] = []  # for recovery: the target's own choice, made on need
     base = 0
+    generated = starts = 0  # libFuzzer's own inputs so far (past its seeds); its starts
     stats: dict[str, int] = {}
 
     def settle(run: _Atheris | None, settled: float) -> list[bytes] | None:
@@ -880,10 +978,22 @@ def run_atheris(specs: Sequence[str], profiles: Sequence[str], corpus: Path,
         while not control.stop.is_set():
             seconds = control.left()
             if seconds < 1:
+                progress.end("time")
                 break
             dirs = [work.libfuzzer_corpus, *_seed_dirs(corpus, work, exclude)]
+            counted, limit = [], None
+            if control.runs is not None:
+                # libFuzzer's -runs counts the inputs it starts from (the empty one,
+                # then each file of its directories, or a second one when there is
+                # none) before its own
+                limit = control.runs - generated + 1 + max(1, _files_in(dirs))
+                counted.append(f"-runs={limit}")
+            if control.seed is not None:  # 0 is libFuzzer's "a fresh seed"
+                counted.append(f"-seed={derived_seed(control.seed, 'atheris', starts) or 1}")
+            starts += 1
             cmd = [sys.executable, str(targets.path("differential")),
-                   f"-max_total_time={max(1, int(seconds))}", f"-max_len={max_len}",
+                   f"-max_total_time={max(1, int(seconds))}", *counted,
+                   f"-max_len={max_len}",
                    *(["-len_control=0"] if max_len > SHORT_MAX else []),
                    f"-dict={targets.dictionary()}", "-print_final_stats=1",
                    f"-artifact_prefix={work.libfuzzer}{os.sep}", *map(str, dirs)]
@@ -905,28 +1015,38 @@ def run_atheris(specs: Sequence[str], profiles: Sequence[str], corpus: Path,
             stopped = _watch(run, control, work, progress, log, jobs > 1, settle)
             reader.join(timeout=5)
             log.read(progress)
-            base += run.stats.get("number_of_executed_units", run.executions)
+            done = run.stats.get("number_of_executed_units", run.executions)
+            base += done
+            generated += max(0, done - run.inited) if run.inited else 0
+            if limit is not None and run.finished is not None and run.finished >= limit:
+                generated = max(generated, control.runs or 0)  # libFuzzer met its -runs
             with progress.lock:
                 progress.executions["atheris"] = base
             stats = run.stats
             if stopped or control.stop.is_set():
                 break
             code = proc.returncode
+            met = control.runs is not None and generated >= control.runs
             culprits = settle(run, 0.0)
             if culprits is None:
                 # too little time to re-run it (the files stay); fuzz for the rest
                 progress.note(f"the atheris engine {_ended(code)}; too little time was "
                               f"left to re-run what it was running: see {work.libfuzzer}")
-                continue
-            if culprits:
-                continue  # a decoder ended it: again, for the rest of the time
-            if run.hung:
+                if not met:
+                    continue
+            elif culprits:
+                if not met:
+                    continue  # a decoder ended it: again, for the rest of the time
+            elif run.hung:
                 progress.fail("the atheris engine was stuck in one round of inputs, and "
                               "none of them hung again when re-run alone")
+                break
             elif code != 0 and not (jobs > 1 and run.culprits):
                 # with -fork, the status of crashes it was told to ignore (recovered)
                 why = run.why()
                 progress.fail(f"the atheris engine {_ended(code)}" + (f": {why}" if why else ""))
+                break
+            progress.end("runs" if met else "time")  # at its -runs, or its -max_total_time
             break
     finally:
         log.path.unlink(missing_ok=True)
@@ -1114,9 +1234,18 @@ def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: fl
          jobs: int = 1, corpus: Path | None = None, specs: Sequence[str] = (),
          profiles: Sequence[str] = (), progress: Progress | None = None,
          minimize_seconds: float | None = None, full_every: int | None = None,
-         work: Path | None = None, known: Known | None = None) -> dict[str, Any]:
+         work: Path | None = None, known: Known | None = None, runs: int | None = None,
+         seed: int | None = None) -> dict[str, Any]:
     """Run the chosen engine(s) for ``seconds`` and return the summary object; an
     interrupt (SIGINT) stops the engines and still returns it (``interrupted``).
+
+    ``runs``: each engine process (each Hypothesis worker, each libFuzzer run)
+    stops after that many inputs of its own (the seeds not counted), or at
+    ``seconds``, whichever comes first; the summary's ``ended`` says which
+    (``"runs"``, ``"time"``, or ``"interrupted"``). ``seed``: what the engines draw
+    their inputs from (with ``runs`` and none given, a fresh one, in the summary):
+    with one engine process (``jobs=1``, one engine), the same seed, corpus and
+    decoders give the same inputs in the same order, so the same findings.
 
     ``specs`` are the decoder specs the Atheris subprocess resolves again (it cannot
     receive Python objects); leave empty for "every available decoder".
@@ -1131,11 +1260,15 @@ def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: fl
         full_every = full_every_default()
     if full_every < 1:
         raise ValueError(f"full_every must be at least 1, got {full_every}")
+    if runs is not None and runs < 1:
+        raise ValueError(f"runs must be at least 1, got {runs}")
+    if runs is not None and seed is None:
+        seed = random.SystemRandom().randrange(1, 2**31)  # told, so it can be run again
     progress = progress or Progress()
     # minimizing is bounded by counts (engine/minimize.py); seconds only stop it
     ms = minimize_seconds if minimize_seconds is not None else seconds
     used: list[str] = []
-    extra: dict[str, Any] = {"full_every": full_every}
+    extra: dict[str, Any] = {"full_every": full_every, "runs": runs, "seed": seed}
     want_atheris = engine in ("atheris", "both")
     if want_atheris:
         why = atheris_available()
@@ -1176,7 +1309,7 @@ def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: fl
                           "by older rules: `utf8fuzz corpus migrate` explains them again "
                           "(until then, new evidence of their causes may count as new "
                           "findings)")
-    control = Control(seconds, decoder_timeout())
+    control = Control(seconds, decoder_timeout(), runs, seed)
     threads: list[threading.Thread] = []
     if want_atheris:
         assert corpus is not None
@@ -1211,6 +1344,14 @@ def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: fl
         w.clean()
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
+    with progress.lock:
+        ends = list(progress.ends)
+    with progress.lock:
+        failed = bool(progress.failures)
+    extra["ended"] = ("interrupted" if extra.get("interrupted") else
+                      "time" if "time" in ends else
+                      "runs" if runs is not None and ends and not failed else
+                      "failed" if failed else "time")
     return summary(decoders, progress, corpus, used, extra, known)
 
 
