@@ -27,7 +27,7 @@ PLANTED = f"{PLANTED_MODULE}:passes_surrogates+inprocess"
 SIGNATURE = f"unicode/accepts-ill-formed/surrogate/plugin:{PLANTED_MODULE}:passes_surrogates"
 # its finding: the family (the plug-in) and the explanation (no other rule reproduces
 # a decoder that passes encoded surrogates and nothing else: the class and feature)
-FINDING = f"plugin:{PLANTED_MODULE}:passes_surrogates/accepts-ill-formed/surrogate"
+FINDING = f"plugin:{PLANTED_MODULE}:passes_surrogates/accepts:surrogate:3-byte"
 #: the seed shows the bug only with its padding, so the crash's input (the minimized
 #: one) is not an input libFuzzer was given
 SEED = b"ab\xed\xa0\x80cd"
