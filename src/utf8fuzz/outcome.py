@@ -45,7 +45,7 @@ from typing import Any, Literal, NamedTuple, TypeAlias, overload
 TokenKind = Literal["char", "error", "reserved"]
 Reason = Literal["illegal", "truncated"]
 #: ``bad-outcome``: the decoder answered, but not with an outcome of this input
-#: (spans outside it or out of order, code points above U+7FFFFFFF or negative, more
+#: (spans outside it or out of order, code points above :data:`MAX_CODE_POINT` or negative, more
 #: output than :func:`output_bound` allows, the input mutated). Its ``detail`` starts
 #: with one of :data:`BAD_OUTCOME_KINDS` and ``": "``.
 Status = Literal["ok", "crash", "timeout", "bad-outcome"]
@@ -72,8 +72,10 @@ def output_bound(length: int) -> int:
     return OUTPUT_PER_BYTE * length + OUTPUT_SLACK
 
 
-#: The largest code point any view may hold: RFC 2279's 6-byte forms reach U+7FFFFFFF.
-MAX_CODE_POINT = 0x7FFFFFFF
+#: The largest code point any view may hold: the largest value any profile decodes to,
+#: Corrected UTF-8's 6-byte forms (U+8421109F, profiles/corrected.py; RFC 2279's reach
+#: U+7FFFFFFF). tests/profiles checks it against every profile's ``max_codepoint``.
+MAX_CODE_POINT = 0x8421109F
 #: A failure's detail is cut to this many characters (it is shown and stored).
 DETAIL_LIMIT = 500
 
@@ -89,7 +91,7 @@ def check(out: Outcome | dict[str, Any], length: int) -> str | None:
     """Why ``out`` (an outcome, or a screen's dict of views) is not an outcome of a
     ``length``-byte input - a ``bad-outcome`` detail, see :data:`BAD_OUTCOME_KINDS` -
     or None when it is one as far as can be told cheaply: every span (and token)
-    inside ``[0, length)`` and in order, every code point in 0..U+7FFFFFFF, no view
+    inside ``[0, length)`` and in order, every code point in 0..:data:`MAX_CODE_POINT`, no view
     longer than :func:`output_bound`, a failure's detail no longer than
     :data:`DETAIL_LIMIT`. Sizes are looked at before anything else, so an oversized
     view is never walked. What a decoder says is not trusted, so it is type-checked."""

@@ -151,3 +151,16 @@ def test_whole_views_are_the_full_outcomes(data: bytes) -> None:
         assert unpack_tokens(seen.pop("tokens")) == out.tokens
         assert {v: tuple(map(ord, x)) if type(x) is str and v != "reason" else x
                 for v, x in seen.items()} == {v: out.view(v) for v in seen}
+
+
+@pytest.mark.parametrize("hexdata", ["FD BF BF BF BF BF", "41 FD BF BF BF BF BF 41"])
+def test_corrected_largest_value_is_an_outcome_not_a_bad_one(hexdata: str) -> None:
+    # Corrected UTF-8's 6-byte forms reach U+8421109F; the differ's boundary check
+    # (outcome.checked) once capped code points at U+7FFFFFFF and called this
+    # conforming outcome a bad-outcome finding of fast:corrected (`make fuzz`)
+    from utf8fuzz.engine.differ import Differ
+    (d,) = decoders.resolve("fast:corrected")
+    res = Differ([d]).run(bytes.fromhex(hexdata), full=True)
+    out = res.outcomes[d.name]
+    assert out.ok and not res.diverged, (out.status, out.detail)
+    assert 0x8421109F in out.view("replace")

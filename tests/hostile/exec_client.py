@@ -7,7 +7,7 @@ what ``--do=`` says:
 ``flood``    begins a reply of 40 MB (10 M code points, as a ``+text`` decoder
              returning 10 MB would) and writes it
 ``many``     a well-framed reply of ``output_bound(n) + 1`` code points
-``bigcp``    a well-framed reply holding the code point 0x80000000
+``bigcp``    a well-framed reply holding the code point 0x842110A0 (one past the largest)
 ``farspan``  a rejection whose span ends past the input
 ``exit``     exits with status 3 (its children, if any, keep its stdout open)
 ``none``     nothing: decodes as on any other input
@@ -58,7 +58,7 @@ def reply(rid: int, data: bytes) -> bytes:
             n = 8 * len(data) + 64 + 1
             return frame(struct.pack(f"<IBII{n}I", rid, 0, n, 0, *[0x41] * n))
         if do == "bigcp":
-            return frame(struct.pack("<IBIII", rid, 0, 1, 0, 0x80000000))
+            return frame(struct.pack("<IBIII", rid, 0, 1, 0, 0x842110A0))
         if do == "farspan":
             return frame(struct.pack("<IBIII", rid, 1, 0, len(data) + 7, 1))
     try:

@@ -1,5 +1,5 @@
 """An exec client's reply that is no outcome of its input (more code points than
-``outcome.output_bound`` allows, a code point above 0x7FFFFFFF, an error span past
+``outcome.output_bound`` allows, a code point above 0x8421109F, an error span past
 the input) is a ``bad-outcome`` of that input, never accepted and never read past
 its bound; ``utf8fuzz fuzz`` finds it once and exits 1."""
 
@@ -19,7 +19,7 @@ from utf8fuzz.decoders.exec import ExecDecoder
     ("flood", "oversized-output: exec:python began a reply of 40000013 bytes", 1),
     # a well-framed reply one code point over the bound: the client goes on
     ("many", "oversized-output: 97 code points for a 4-byte input (at most 96)", 0),
-    ("bigcp", "code-point-out-of-range: 0x80000000 at index 0", 0),
+    ("bigcp", "code-point-out-of-range: 0x842110a0 at index 0", 0),
     ("farspan", "span-outside-input: ", 0),
 ])
 def test_a_reply_past_what_its_input_allows_is_a_bad_outcome(

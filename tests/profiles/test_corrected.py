@@ -117,3 +117,11 @@ def test_converters() -> None:
 def test_converters_round_trip(cps: list[int]) -> None:
     u = utf8fuzz.encode(cps, "unicode")
     assert corrected.to_utf8(corrected.from_utf8(u)) == u
+
+
+def test_the_outcome_bound_is_the_largest_value_of_any_profile() -> None:
+    # outcome.MAX_CODE_POINT sits below the profiles' layer, so it is a constant:
+    # it must be the largest max_codepoint, or a profile's own values are bad outcomes
+    from utf8fuzz.outcome import MAX_CODE_POINT
+    from utf8fuzz.profiles import REGISTRY
+    assert max(p.max_codepoint for p in REGISTRY.values()) == MAX_CODE_POINT

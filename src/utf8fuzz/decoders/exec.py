@@ -56,7 +56,8 @@ started again for the next input (:class:`~utf8fuzz.decoders._subprocess.Worker`
 restarts it, and pins a failure on one request by sending the unanswered ones
 again one at a time). A reply that is no outcome of its input (longer than
 :func:`reply_limit`, which is not read, more code points than
-:func:`~utf8fuzz.outcome.output_bound`, a code point above 0x7FFFFFFF, an error
+:func:`~utf8fuzz.outcome.output_bound`, a code point above
+:data:`~utf8fuzz.outcome.MAX_CODE_POINT`, an error
 span outside the input or out of order) is a ``bad-outcome`` whose detail starts
 with its kind; the client goes on, unless its length prefix was over the limit.
 A client that cannot start or whose hello is wrong is an
@@ -92,7 +93,7 @@ from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.chunks import cuts
 from utf8fuzz.decoders.spec import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT  # callers' default
 from utf8fuzz.decoders.spec import EXEC_MODES, parse
-from utf8fuzz.outcome import Outcome, output_bound
+from utf8fuzz.outcome import MAX_CODE_POINT, Outcome, output_bound
 from utf8fuzz.policies import POLICIES
 from utf8fuzz.profiles import get_profile
 
@@ -124,8 +125,6 @@ HELLO_MAX = 64 << 10
 #: an ``oversized-output``, found from its length prefix alone, so a client writing
 #: noise or a flood never makes the harness buffer it.
 REPLY_SLACK = 64 << 10
-#: The largest code point a reply may carry (the bad-outcome bound of every view).
-MAX_CODE_POINT = 0x7FFFFFFF
 #: A hello's free text that is a JSON object of strings gives this many
 #: provenance entries at most (the rest is dropped).
 INFO_KEYS = 16

@@ -996,7 +996,7 @@ _BAD_OUTCOME: dict[str, str] = {
     "oversized-output": "more output than 8 code points a byte and 64 allow",
     "span-outside-input": "an error span or token outside the input",
     "spans-out-of-order": "error spans or tokens out of order",
-    "code-point-out-of-range": "a code point below 0 or above U+7FFFFFFF",
+    "code-point-out-of-range": "a code point below 0 or above U+8421109F",
     "mutated-input": "it overwrote the input it was given",
 }
 
