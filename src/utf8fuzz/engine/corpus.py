@@ -1,8 +1,9 @@
-"""The corpus: one entry per signature, written atomically, loaded tolerantly.
+"""The corpus: one entry per signature and cause, written atomically, loaded tolerantly.
 
 The format is documented in ``docs/corpus.md`` (the report generator reads it too).
-In short: ``entries/<sig-id>.json`` is the sidecar, ``inputs/<sha-id>.bin`` the
-minimized input, named by its content hash.
+In short: ``entries/<sig-id>.json`` is the sidecar (``entries/<sig-id>_<finding-id>.json``
+for another cause found under the same signature: :func:`entry_path`),
+``inputs/<sha-id>.bin`` the minimized input, named by its content hash.
 
 Concurrency. Fuzz workers (libFuzzer ``-jobs``/``-fork`` children, ``--jobs``
 processes) write into one corpus at once:
@@ -500,18 +501,42 @@ def now() -> str:
     return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def save(corpus: Path, sidecar: Mapping[str, Any], data: bytes) -> tuple[Path, bool]:
-    """Store one entry; returns its sidecar path and whether the corpus changed.
+_FINDING_ID = re.compile(r"[0-9a-f]{16}")
 
-    An existing entry for the signature is kept unless ``data`` is strictly shorter
+
+def entry_path(corpus: Path, sidecar: Mapping[str, Any], *, cause: bool = False) -> Path:
+    """Where the entry of ``sidecar`` lives: ``entries/<signature id>.json``, the
+    first cause found under its signature; with ``cause``, another cause under the
+    same signature, ``entries/<signature id>_<finding id>.json`` (the sidecar's
+    ``finding``), so that each cause keeps its own evidence."""
+    name = signature_id(str(sidecar["signature"]))
+    if cause:
+        fid = (sidecar.get("finding") or {}).get("id")
+        if not isinstance(fid, str) or not _FINDING_ID.fullmatch(fid):
+            raise ValueError("an entry of another cause needs its finding's id")
+        name = f"{name}_{fid}"
+    return entries_dir(Path(corpus)) / f"{name}.json"
+
+
+def is_cause_entry(path: Path) -> bool:
+    """Is ``path`` the entry of another cause under a signature (:func:`entry_path`)?"""
+    return "_" in path.stem
+
+
+def save(corpus: Path, sidecar: Mapping[str, Any], data: bytes, *, cause: bool = False
+         ) -> tuple[Path, bool]:
+    """Store one entry; returns its sidecar path and whether the corpus changed.
+    ``cause``: the entry is of another cause under a signature that has an entry
+    (:func:`entry_path`).
+
+    An existing entry at that path is kept unless ``data`` is strictly shorter
     than its input; then the input is replaced and the original ``found`` block kept
     (the signature was first found then), with the new minimizer figures. A sidecar
     that does not load (:func:`load_entry`) is replaced. The comparison and the
     writes happen under :func:`locked`, so concurrent savers cannot interleave them.
     """
     corpus = Path(corpus)
-    sig = str(sidecar["signature"])
-    path = entries_dir(corpus) / f"{signature_id(sig)}.json"
+    path = entry_path(corpus, sidecar, cause=cause)
     side = dict(sidecar)
     cid = content_id(data)
     side["input"] = data.hex()
@@ -546,11 +571,12 @@ def save(corpus: Path, sidecar: Mapping[str, Any], data: bytes) -> tuple[Path, b
 
 
 def signature_ids(corpus: Path) -> set[str]:
-    """The signature ids present (cheap: file names only)."""
+    """The signature ids present (cheap: file names only; an entry of another cause
+    under a signature counts as its signature)."""
     d = entries_dir(corpus)
     if not d.is_dir():
         return set()
-    return {p.stem for p in d.glob("*.json")}
+    return {p.stem.split("_", 1)[0] for p in d.glob("*.json")}
 
 
 def load_entry(path: Path) -> Entry:
@@ -566,8 +592,10 @@ def load_entry(path: Path) -> Entry:
         sig = Signature.parse(side["signature"])
     except ValueError as e:
         raise CorpusError(safe.text(e, 300)) from None
-    if signature_id(str(sig)) != path.stem:
-        raise CorpusError(f"file name does not match its signature (expected {sig.id}.json)")
+    fid = side.get("finding", {}).get("id") if isinstance(side.get("finding"), dict) else None
+    if path.stem not in (sig.id, f"{sig.id}_{fid}"):
+        raise CorpusError(f"file name does not match its signature (expected {sig.id}.json"
+                          + (f" or {sig.id}_<its finding id>.json)" if "_" in path.stem else ")"))
     if (sig.profile, sig.klass, sig.feature, list(sig.decoders)) != (
         side["profile"], side["class"], side["feature"], side["decoders"]
     ):
@@ -682,7 +710,10 @@ def replace_entry(corpus: Path, old: Entry, sidecars: list[dict[str, Any]]) -> l
     corpus = Path(corpus)
     with locked(corpus):
         for side in sidecars:
-            path = entries_dir(corpus) / f"{signature_id(str(side['signature']))}.json"
+            try:
+                path = entry_path(corpus, side, cause=is_cause_entry(old.path))
+            except ValueError:  # another cause's entry whose finding lost its id
+                path = entry_path(corpus, side)
             if _kept_over(path, old):
                 continue
             atomic_write(path, (json.dumps(side, indent=2, sort_keys=True) + "\n").encode())

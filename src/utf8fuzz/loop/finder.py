@@ -13,9 +13,10 @@ cause it was met for and no wrong blame survives. A later input whose signature 
 recorded in this run, but whose first difference no rule recorded for the decoder
 predicts, may show another cause at the same place: it is explained and minimized in
 turn (:meth:`Finder._other_causes`, the first :data:`CAUSE_CHECKS` inputs a
-signature), so that three bugs at one feature are three findings. A cause whose
-core lands on a signature recorded already is that finding's evidence, not saved
-again; the corpus keeps one entry a signature.
+signature), so that three bugs at one feature are three findings, each saved with
+its own entry (:func:`.corpus.entry_path`: the first cause under a signature at the
+signature's name, another at the signature's and its finding's). A core of a cause
+recorded already is that finding's evidence, not saved again.
 
 Screening (:mod:`.screening`). The finder's differ screens: every ``full_every``-th
 input is decoded in full by every decoder, the others only by the decoders whose
@@ -589,8 +590,8 @@ class Finder:
             self._predictors.setdefault(by.decoders[0], {})[str(fid.get("rule"))] = made
         rules.setdefault(key0, None)
         path = None
-        if self.corpus is not None and not again:
-            path, _ = corpus_mod.save(self.corpus, side, res.data)
+        if self.corpus is not None:  # another cause under a saved signature: its own entry
+            path, _ = corpus_mod.save(self.corpus, side, res.data, cause=again)
         self.found.append(NewSignature(str(s), s.decoders, s.klass, s.feature, res.data, len(data),
                                 path, m.position_dependent, side, side["finding"]))
 
