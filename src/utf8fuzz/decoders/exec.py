@@ -88,6 +88,7 @@ from utf8fuzz.decoders._subprocess import (
     Failure,
     Worker,
     WorkerUnavailable,
+    send_outcomes,
 )
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.chunks import cuts
@@ -509,27 +510,14 @@ class ExecDecoder(Decoder):
     def send_many(self, inputs: Sequence[bytes]) -> Callable[[], list[Outcome]]:
         """:meth:`decode_many` in two halves (:mod:`utf8fuzz.engine.screening`): the
         requests go to the client now; the call returned waits for the outcomes."""
-        def unavailable(e: WorkerUnavailable) -> list[Outcome]:
-            detail = safe.text(f"{self.name} cannot run: {e}", 300)
-            prov = self.provenance()
-            return [Outcome.failure(len(d), "crash", detail, prov) for d in inputs]
-
-        try:
-            answers = self.proc.worker.send_many(self.proc.requests(self.code, inputs))
-        except WorkerUnavailable as e:
-            outs = unavailable(e)
-            return lambda: outs
-
-        def outcomes() -> list[Outcome]:
-            try:
-                got = answers()
-            except WorkerUnavailable as e:
-                return unavailable(e)
+        def read(got: Sequence[bytes | Failure]) -> list[Outcome]:
             prov = self.provenance()
             # after a timeout the client is sent no more: fewer answers than inputs
             return [self._outcome(d, a, prov) for d, a in zip(inputs, got, strict=False)]
 
-        return outcomes
+        return send_outcomes(
+            inputs, lambda: self.proc.worker.send_many(self.proc.requests(self.code, inputs)),
+            read, name=self.name, provenance=self.provenance)
 
     def _outcome(self, data: bytes, a: bytes | Failure, prov: dict[str, str]) -> Outcome:
         n = len(data)
