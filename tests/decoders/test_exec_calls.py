@@ -248,3 +248,15 @@ def test_the_worked_placed_example_of_the_docs(c_client: Path):
     assert p.returncode == 0, p.stderr
     (hello_len,) = struct.unpack_from("<I", p.stdout)
     assert p.stdout[4 + hello_len :] == reply
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not on PATH")
+def test_the_node_peers_answer_history_and_placed_requests():
+    decs = [d for spec in ("node:textdecoder-fatal", "node:textdecoder", "node:buffer")
+            for d in resolve(spec)]
+    try:
+        assert len(decs) == 3
+        check_calls(decs, inputs(40))
+    finally:
+        for d in decs:
+            d.close()
