@@ -73,7 +73,7 @@ def disagreements(spec: str, data: list[bytes]) -> dict[str, list[str]]:
             d.close()
 
 
-def calls_agree(spec: str, count: int = 40) -> None:
+def calls_agree(spec: str, count: int = 20) -> None:
     """Each decoder of ``spec`` answers history and placed requests as it answers the
     input alone (tests/decoders/test_exec_calls.py), on ``count`` of the inputs."""
     decs = resolve(spec)
