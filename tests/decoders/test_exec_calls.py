@@ -234,16 +234,20 @@ def test_a_streaming_validator_needs_a_validate_mode():
         resolve(misbehaving("--flags=261"))
 
 
-def test_the_worked_placed_example_of_the_docs(c_client: Path):
+@pytest.mark.parametrize("section", ["History requests", "Placed requests"])
+def test_the_worked_examples_of_the_docs(c_client: Path, section: str):
     doc = (ROOT / "docs" / "protocol.md").read_text()
-    section = doc.split("## Placed requests", 1)[1].split("\n## ", 1)[0]
+    text = doc.split(f"## {section}", 1)[1].split("\n## ", 1)[0]
     request, reply = (bytes.fromhex(" ".join(re.findall(r"^([0-9A-F ]+?)(?:  .*)?$",
                                                           block, re.MULTILINE)))
-                      for block in re.findall(r"```text\n(.*?)```", section, re.DOTALL))
+                      for block in re.findall(r"```text\n(.*?)```", text, re.DOTALL))
+    # the harness writes each request as the docs do
     proc = exec_adapter.ExecProcess(["never-started"])
-    proc._ids = 5  # the harness writes this request as the docs do
-    assert request[4:] == proc.placed_request(exec_adapter.MODE_REPLACE, b"\xe2\x82", 1, 4,
-                                              0xAC)
+    proc._ids = request[4]
+    assert request[4:] == (
+        proc.history_request(exec_adapter.MODE_REPLACE, [b"\xc3"], b"\xa9")
+        if section.startswith("History") else
+        proc.placed_request(exec_adapter.MODE_REPLACE, b"\xe2\x82", 1, 4, 0xAC))
     p = subprocess.run([str(c_client)], input=request, capture_output=True, timeout=60)
     assert p.returncode == 0, p.stderr
     (hello_len,) = struct.unpack_from("<I", p.stdout)
