@@ -13,7 +13,7 @@ from utf8fuzz.decoders import resolve
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.classify import Judge
 from utf8fuzz.engine.differ import Differ
-from utf8fuzz.engine.finder import Finder, NewSignature
+from utf8fuzz.loop.finder import Finder, NewSignature
 
 PLANTED = "tests.engine.planted_blame:"
 

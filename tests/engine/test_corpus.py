@@ -4,7 +4,7 @@ import multiprocessing as mp
 from tests.engine import handmade
 from tests.engine.planted import planted_c080, planted_truncated4
 from utf8fuzz.engine import corpus, replay
-from utf8fuzz.engine.finder import Finder
+from utf8fuzz.loop.finder import Finder
 
 
 def find(tmp_path, decoder, data):

@@ -53,9 +53,7 @@ from typing import Any, get_args
 
 from utf8fuzz import __version__, safe
 from utf8fuzz.decoders.chunks import cuts
-from utf8fuzz.engine.explain import RULES, SEVERITIES, explain, family, finding_id
-from utf8fuzz.engine.generalize import render
-from utf8fuzz.engine.signature import Signature, signature_id
+from utf8fuzz.engine.signature import SEVERITIES, Signature, signature_id
 from utf8fuzz.outcome import VIEWS, Outcome, Status
 
 #: The sidecar format written. 2: a signature names one decoder, and the sidecar
@@ -450,7 +448,7 @@ def atomic_write(path: Path, payload: bytes) -> None:
 
 def _temporaries(corpus: Path) -> Iterator[tuple[Path, int | None]]:
     """Each ``.<name>.<pid>.<n>.tmp`` of :func:`atomic_write`, with its writer's pid."""
-    # the corpus root holds fingerprints.json (engine/policy_tally.py), written alike
+    # the corpus root holds fingerprints.json (triage/policy_tally.py), written alike
     for sub in (entries_dir(corpus), inputs_dir(corpus), corpus):
         if sub.is_dir():
             for p in sorted(sub.glob(".*.tmp")):
@@ -669,47 +667,7 @@ def check(corpus: Path) -> tuple[list[Entry], list[Problem], list[Problem]]:
     return entries, problems, notes
 
 
-# -- findings ----------------------------------------------------------------------
-
-
-def entry_findings(entry: Entry) -> list[dict[str, Any]]:
-    """The finding of each decoder an entry's signature names, with a ``decoder``
-    key: the one its sidecar records (format 2), or, for a format-1 entry, each
-    decoder's explanation from its recorded outcome, not checked on fresh inputs
-    (``checked`` 0) and with the input's bytes as its pattern."""
-    side = entry.sidecar
-    rec = side.get("finding")
-    if isinstance(rec, dict) and "id" in rec and "rule" in rec:
-        return [{**rec, "decoder": str(side["decoders"][0])}]
-    out: list[dict[str, Any]] = []
-    outcomes = outcomes_of(side, len(entry.data))
-    for name in side["decoders"]:
-        o, r = outcomes.get(name), side["outcomes"].get(name) or {}
-        if o is None:
-            continue
-        why = explain(entry.data, o, str(r.get("profile", side["profile"])),
-                      str(r.get("policy", "maximal-subpart")), str(side["class"]),
-                      str(side["feature"]))
-        fam = family(name)
-        out.append({"id": finding_id(fam, why.rule), "family": fam, "rule": why.rule,
-                    "explanation": why.text, "severity": why.severity,
-                    "pattern": render([[(b, b)] for b in entry.data]), "checked": 0,
-                    "rules": RULES, "decoder": name})
-    return out
-
-
-def stale(entry: Entry) -> bool:
-    """Was the entry's finding made by older explanation rules than this utf8fuzz's
-    (:data:`utf8fuzz.engine.explain.RULES`; a format-2 finding without ``rules`` is of
-    rules 1)? ``utf8fuzz corpus migrate`` explains it again."""
-    rec = entry.sidecar.get("finding")
-    return isinstance(rec, dict) and int(rec.get("rules", 1)) < RULES
-
-
-def finding_ids(corpus: Path) -> set[str]:
-    """The ids of the findings the corpus holds evidence of (bad entries skipped)."""
-    entries, _ = load(corpus)
-    return {f["id"] for e in entries for f in entry_findings(e)}
+# -- replacing an entry ---------------------------------------------------------
 
 
 def replace_entry(corpus: Path, old: Entry, sidecars: list[dict[str, Any]]) -> list[Path]:
