@@ -11,10 +11,10 @@
 // With "fatal", the class takes {fatal: true} and strict mode is answered as the
 // example client answers it (the error records searched with the same fatal decoder,
 // streaming); without, the client says it does replace mode only, text only (flag
-// 16: its replies carry the text and no error records). Plain requests get a copy of
-// their input: a decoder that reads its argument's .buffer
-// (fastestsmallesttextencoderdecoder does) would otherwise see the whole stdin
-// buffer; placed requests (hello flag 128) are where that is asked.
+// 16: its replies carry the text and no error records). Every request but a placed
+// one hands the class copies of its inputs: a decoder that reads its argument's
+// .buffer (fastestsmallesttextencoderdecoder does) would otherwise see the whole
+// stdin buffer; placed requests (hello flag 128) are where that is asked.
 'use strict';
 
 const path = require('path');

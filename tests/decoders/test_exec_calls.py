@@ -281,3 +281,23 @@ def test_the_compiled_peers_answer_history_and_placed_requests(lang: str, specs:
     finally:
         for d in decs:
             d.close()
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not on PATH")
+def test_a_js_decoder_that_decodes_the_whole_buffer_under_its_view():
+    # through the triage script's client (which copies every input but a placed
+    # one): placement shows the bug, a history request does not misplace it
+    planted = Path(__file__).with_name("exec_clients") / "reads_whole_buffer.js"
+    d = one("exec:" + shlex.join([NODE or "node", str(ROOT / "scripts" / "triage_real" /
+                                                       "textdecoder_client.js"),
+                                  str(planted), "TextDecoder"]))
+    try:
+        assert d.name.endswith("reads_whole_buffer.js:replace")
+        placed = d.run_placed(b"ab", 3, 7, 0x41)
+        assert placed is not None
+        assert placed.view("replace") == (0x41,) * 3 + (0x61, 0x62, 0x41, 0x41)
+        after = d.run_after([b"\xc3"], b"\xa9")
+        assert after is not None and after.view("replace") == d.run(b"\xa9").view("replace") == (
+            0xFFFD,)
+    finally:
+        d.close()

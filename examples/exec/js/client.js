@@ -117,21 +117,24 @@ function answer(client, req, copy) {
   const code = req[4];
   const mode = code & 0x1f;
   const body = req.subarray(5);
+  // a copy where the decoder must not see past its input (the stdin buffer is no
+  // guard): what placed requests ask for is asked there
+  const own = (b) => (copy ? Uint8Array.prototype.slice.call(b) : b);
   try {
     if (code & STREAM) { // a streaming validator: each chunk, then the end
       const [chunks] = table(body, 0);
       const v = client.validator();
       let ok = true;
-      for (const c of chunks) if (ok) ok = v.push(c);
+      for (const c of chunks) if (ok) ok = v.push(own(c));
       ok = v.end() && ok;
       return statusReply(id, ok ? WELL_FORMED : ILL_FORMED);
     }
     if (code & HISTORY) { // the history through the same decoder, not reset
       const [history, input] = table(body, 0);
       for (const h of history) {
-        try { client.decode(0, mode, h); } catch (e) { /* its outcome is ignored */ }
+        try { client.decode(0, mode, own(h)); } catch (e) { /* its outcome is ignored */ }
       }
-      return client.decode(id, mode, input);
+      return client.decode(id, mode, own(input));
     }
     if (code & PLACED) { // u32 offset, u32 total, u8 guard, then the input
       const offset = body.readUInt32LE(0);
@@ -142,17 +145,16 @@ function answer(client, req, copy) {
       all.set(input, offset);
       return client.decode(id, mode, all.subarray(offset, offset + input.length));
     }
-    // a copy where the decoder must not see past its input (the stdin buffer is
-    // no guard): what placed requests ask for is asked there
-    return client.decode(id, mode, copy ? Uint8Array.prototype.slice.call(body) : body);
+    return client.decode(id, mode, own(body));
   } catch (e) { // a failure of its own: the harness makes it a crash outcome
     const r = Buffer.concat([statusReply(id, FAILED), Buffer.from(String(e && e.message))]);
     return r;
   }
 }
 
-// Read requests from stdin, answer each, until it ends. `copy`: plain requests
-// get a copy of their input, not a view into the stdin buffer.
+// Read requests from stdin, answer each, until it ends. `copy`: every request but
+// a placed one hands the decoder copies of its inputs, not views into the stdin
+// buffer.
 function serve({ name, about, flags, client, copy = false }) {
   let pending = Buffer.alloc(0);
   process.stdin.on('data', (chunk) => {
