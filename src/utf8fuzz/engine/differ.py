@@ -207,6 +207,24 @@ class Differ:
         #: Each position-less decoder's siblings that show positions, best first.
         self.siblings: dict[str, tuple[str, ...]] = _siblings(self.decoders)
 
+    def deciders(self, names: Iterable[str]) -> list[Decoder]:
+        """The decoders whose outcomes decide the divergences of the decoders
+        ``names`` in a full run: each itself, its siblings that show positions
+        (:meth:`_by_sibling`) and, for a streaming one, its one-shot siblings with
+        theirs (:meth:`_incremental`). A differ of these alone names those
+        decoders' divergences as this one does, without running the others (the
+        minimizer's predicate runs thousands of inputs)."""
+        want: set[str] = set()
+        for name in names:
+            want.add(name)
+            want.update(self.siblings.get(name, ()))
+            if name in self._incr:
+                d = next(x for x in self.decoders if x.name == name)
+                for n in self._oneshot.get((self._family[name], d.profile), ()):
+                    want.add(n)
+                    want.update(self.siblings.get(n, ()))
+        return [d for d in self.decoders if d.name in want]
+
     @property
     def profiles(self) -> list[str]:
         return sorted({p for p, _ in self.references})

@@ -241,6 +241,7 @@ class Finder:
                              defer_out_of_process=True)
         self.by_name = {d.name: d for d in decs}
         self._alone: dict[str, Differ] = {}  # one-decoder differs, for finding_of
+        self._narrowed: dict[tuple[str, ...], Differ] = {}  # for the minimizer (_narrow)
         self.corpus = Path(corpus) if corpus is not None else None
         self.engine = engine
         self.minimize_seconds = minimize_seconds
@@ -519,8 +520,12 @@ class Finder:
         # the signature
         fallback = key0 == f"{by0.signature.klass}/{by0.signature.feature}"
 
+        # the minimizer's runs: only the decoders that decide mine's and theirs'
+        # divergences (the others, peers among them, cost a round trip each)
+        narrow = self._narrow(mine, theirs)
+
         def keeps(b: bytes) -> bool:
-            r = self.differ.run(b, full=True)
+            r = narrow.run(b, full=True)
             if rule is None:
                 d = next((x for x in r.divergences if x.decoders == (mine,) and (
                     x.signature.klass == div0.signature.klass if fallback
@@ -542,7 +547,7 @@ class Finder:
         # another bug): then the signature is held too, which keeps what told them
         # apart.
         holds = [keeps] if rule is None else [
-            keeps, lambda b: keeps(b) and sig in self.differ.signatures(b)]
+            keeps, lambda b: keeps(b) and sig in narrow.signatures(b)]
         for hold in holds:
             m = minimize(data, hold, seconds=self.minimize_seconds)
             res = self.differ.run(m.data, full=True)
@@ -595,6 +600,16 @@ class Finder:
         self.found.append(NewSignature(str(s), s.decoders, s.klass, s.feature, res.data, len(data),
                                 path, m.position_dependent, side, side["finding"]))
 
+
+    def _narrow(self, *names: str) -> Differ:
+        """A full-run differ of the decoders that decide the divergences of
+        ``names`` (:meth:`.differ.Differ.deciders`), cached."""
+        key = tuple(sorted(set(names)))
+        one = self._narrowed.get(key)
+        if one is None:
+            one = self._narrowed[key] = Differ(self.differ.deciders(key),
+                                               views=self.differ.views)
+        return one
 
     def _sibling_divergence(self, res: Result, div: Divergence) -> Divergence | None:
         """The divergence on ``res`` of the first sibling that shows positions of
