@@ -166,6 +166,9 @@ class Differ:
         #: (``defer_out_of_process=True``).
         self.out_of_process = tuple(d for d in self.decoders
                                     if defer_out_of_process and is_out_of_process(d))
+        #: Inputs each of them decoded through :meth:`run_out_of_process` or
+        #: :meth:`send_out_of_process` (after a hang, the rest of a batch is not).
+        self.decoded: dict[str, int] = {d.name: 0 for d in self.out_of_process}
         # The loop's plans: each decoder with its reference's index, its screen (or
         # None) and the views that screen is compared at - looked up once, not per
         # input. Which plan an input gets is decided in run().
@@ -360,6 +363,9 @@ class Differ:
                               outs: list[tuple[Decoder, list[Outcome]]]) -> list[Result]:
         """The results of :meth:`run_out_of_process`, from each decoder's outcomes of
         ``inputs`` (a prefix of them after a hang: screening.decode_many)."""
+        for d, many in outs:
+            if d.name in self.decoded:
+                self.decoded[d.name] += min(len(many), len(inputs))
         results = []
         for i, data in enumerate(inputs):
             refs: dict[tuple[str, str], Judge] = {}

@@ -128,6 +128,11 @@ class Progress:
 
     executions: dict[str, int] = field(default_factory=dict)
     divergent: dict[str, int] = field(default_factory=dict)
+    #: the bytes of the inputs each engine compared
+    bytes: dict[str, int] = field(default_factory=dict)
+    #: per engine, how many inputs each decoder was compared on (the out-of-process
+    #: ones get a share: engine/screening.py, SlowShare)
+    seen: dict[str, dict[str, int]] = field(default_factory=dict)
     new: list[dict[str, Any]] = field(default_factory=list)
     #: signatures met once that a full run of the same input did not show again
     unreproduced: list[dict[str, Any]] = field(default_factory=list)
@@ -729,6 +734,8 @@ class _FoundLog:
     def __init__(self, path: Path) -> None:
         self.path, self.offset = path, 0
         self.divergent: dict[int, int] = {}
+        self.bytes: dict[int, int] = {}
+        self.seen: dict[int, dict[str, int]] = {}
         path.write_bytes(b"")
 
     def read(self, progress: Progress) -> None:
@@ -748,12 +755,24 @@ class _FoundLog:
                 continue
             if isinstance(x, dict) and isinstance(x.get("stats"), dict):
                 st = x["stats"]
-                self.divergent[int(st.get("pid", 0))] = int(st.get("divergent_inputs", 0))
+                pid = int(st.get("pid", 0))
+                self.divergent[pid] = int(st.get("divergent_inputs", 0))
+                self.bytes[pid] = int(st.get("bytes", 0))
+                per = st.get("inputs_seen")
+                if isinstance(per, dict):  # the summary keeps only the names it ran
+                    with contextlib.suppress(ValueError, TypeError):
+                        self.seen[pid] = {str(k): int(v) for k, v in per.items()}
             elif isinstance(x, dict) and "signature" in x:
                 items.append(x)
         progress.add_new(items)
+        total: dict[str, int] = {}
+        for each in self.seen.values():
+            for k, v in each.items():
+                total[k] = total.get(k, 0) + v
         with progress.lock:
             progress.divergent["atheris"] = sum(self.divergent.values())
+            progress.bytes["atheris"] = sum(self.bytes.values())
+            progress.seen["atheris"] = total
 
 
 def _seed_dirs(corpus: Path, work: Work, exclude: set[bytes]) -> list[Path]:
@@ -1188,6 +1207,11 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
         execs = progress.total
         new, unrep = list(progress.new), list(progress.unreproduced)
         divergent = sum(progress.divergent.values())
+        nbytes = sum(progress.bytes.values())
+        seen: dict[str, int] = {}
+        for per in progress.seen.values():
+            for k, v in per.items():
+                seen[k] = seen.get(k, 0) + v
         failures, notes, crashes = list(progress.failures), list(progress.notes), \
             progress.crashes
     new, accepted = split_known([as_saved(x) for x in new], known)
@@ -1196,6 +1220,12 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
         "engines": list(engines),
         "executions": execs,
         "execs_per_sec": round(execs / elapsed, 1),
+        # the bytes of the inputs the finders compared, and per decoder how many
+        # inputs it was compared on (of the names run, so none is the log's own)
+        "bytes": nbytes,
+        "mb_per_sec": round(nbytes / elapsed / 1e6, 3),
+        "inputs_seen": {d.name: seen.get(d.name, 0) for d in sorted(decoders, key=lambda d: d.name)
+                        if d.name in seen},
         "seconds": round(elapsed, 1),
         "divergent_inputs": divergent,
         "new": [
