@@ -91,7 +91,9 @@ def test_the_summary_says_how_many_inputs_each_decoder_saw_and_the_bytes(tmp_pat
     # does not parse adds nothing
     import json
 
-    from utf8fuzz.loop.run import Progress, _FoundLog, summary
+    from utf8fuzz.loop.libfuzzer import _FoundLog
+    from utf8fuzz.loop.state import Progress
+    from utf8fuzz.loop.summary import summary
 
     peer, rep = Peer(), Handler("replace")
     log = _FoundLog(tmp_path / "found.jsonl")
