@@ -110,3 +110,11 @@ def test_the_summary_says_how_many_inputs_each_decoder_saw_and_the_bytes(tmp_pat
     assert r["inputs_seen"] == {peer.name: 5, rep.name: 20}
     assert r["bytes"] == 2_001_000 and r["mb_per_sec"] > 0
     assert r["divergent_inputs"] == 4
+
+
+def test_no_bytes_are_claimed_where_no_engine_counted_them():
+    from utf8fuzz.loop.state import Progress
+    from utf8fuzz.loop.summary import summary
+
+    r = summary([Handler("replace")], Progress(), None, ["hypothesis"])
+    assert r["bytes"] is None and r["mb_per_sec"] is None and r["inputs_seen"] == {}

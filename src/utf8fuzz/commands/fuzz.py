@@ -292,15 +292,19 @@ def _print_summary(result: dict[str, Any]) -> None:
     t.add_row("engines", ", ".join(result["engines"]) or "none")
     t.add_row("decoders", cell(", ".join(result["decoders"])))
     t.add_row("executions", f"{result['executions']:,} in {result['seconds']} s "
-              f"({result['execs_per_sec']:,.0f}/s, {result.get('mb_per_sec', 0):,.2f} MB/s)")
+              f"({result['execs_per_sec']:,.0f}/s"
+              + (f", {result['mb_per_sec']:,.2f} MB/s)" if result.get("mb_per_sec") is not None
+                 else ")"))
     seen = result.get("inputs_seen") or {}
     if seen:
-        most = max(seen.values())
-        fewer = {k: v for k, v in seen.items() if v < most}
-        t.add_row("inputs seen", cell(
-            f"{most:,} by {len(seen) - len(fewer)} decoders"
-            + ("".join(f"; {k} {v:,}" for k, v in sorted(fewer.items()))
-               if fewer else "")))
+        # by count: the decoders in the process saw every input, the slow ones a share
+        by: dict[int, list[str]] = {}
+        for k, v in sorted(seen.items()):
+            by.setdefault(v, []).append(k)
+        most = max(by)
+        t.add_row("inputs seen", cell("; ".join(
+            f"{n:,} by {len(by[n])} decoders" if n == most else f"{n:,} by {', '.join(by[n])}"
+            for n in sorted(by, reverse=True))))
     if result.get("runs") is not None:
         t.add_row("runs", f"{result['runs']:,} per engine process, seed {result['seed']}")
     if result.get("ended"):

@@ -108,7 +108,8 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
         execs = progress.total
         new, unrep = list(progress.new), list(progress.unreproduced)
         divergent = sum(progress.divergent.values())
-        nbytes = sum(progress.bytes.values())
+        # None where no engine counted them (the Hypothesis workers do not yet)
+        nbytes = sum(progress.bytes.values()) if progress.bytes else None
         seen: dict[str, int] = {}
         for per in progress.seen.values():
             for k, v in per.items():
@@ -124,7 +125,7 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
         # the bytes of the inputs the finders compared, and per decoder how many
         # inputs it was compared on (of the names run, so none is the log's own)
         "bytes": nbytes,
-        "mb_per_sec": round(nbytes / elapsed / 1e6, 3),
+        "mb_per_sec": None if nbytes is None else round(nbytes / elapsed / 1e6, 3),
         "inputs_seen": {d.name: seen.get(d.name, 0) for d in sorted(decoders, key=lambda d: d.name)
                         if d.name in seen},
         "seconds": round(elapsed, 1),
