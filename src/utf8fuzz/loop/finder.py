@@ -514,8 +514,8 @@ class Finder:
         its signature may change); where it does not, the signature, and no rule
         recorded for it may predict the candidate's outcome (another cause met under
         a signature recorded before: :meth:`_other_causes`). A core whose finding is
-        one recorded already adds nothing; an entry is saved under a signature that
-        has none yet (one entry a signature)."""
+        one recorded already adds nothing; another is saved, under the signature's
+        name, or beside an entry of another cause (:func:`.corpus.entry_path`)."""
         first = first if first is not None else self.differ.run(data, full=True)
         div0 = first.get(sig)
         if div0 is None:
