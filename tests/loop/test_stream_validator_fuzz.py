@@ -1,7 +1,8 @@
 """Streaming validators (``+stream-validator``) under ``utf8fuzz fuzz``, on each engine:
 a planted carry bug and a planted end-check bug are each found and reported as exactly
 one finding, and a correct validator as none, in one counted run (``--runs``,
-``--seed``: the same inputs, so the same findings, on any machine under any load).
+``--seed``: the same inputs, so the same findings, on any machine under any load); a
+saved carry entry replays.
 
 No seed file holds a trigger: what is found is what the engine meets (the built-in
 seeds, then what it generates). The run is the in-process API of ``utf8fuzz fuzz``
@@ -14,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from utf8fuzz.decoders.chunks import cuts
 from utf8fuzz.decoders.plugin import load_all
 from utf8fuzz.engine.corpus import load
+from utf8fuzz.engine.replay import replay_entry
 from utf8fuzz.loop.run import atheris_available, fuzz
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,3 +55,10 @@ def test_each_planted_stream_validator_bug_is_one_finding(engine, tmp_path, monk
             assert name in (end, f"{end}:oneshot") and "/accepts-ill-formed/truncated-" in sig
     assert {e.sidecar["decoders"][0] for e in entries if end in e.signature} == {
         end, f"{end}:oneshot"}
+    # a carry entry records the chunks it was fed, and replays as an open finding of
+    # the streaming decoder, met by its one-shot sibling, when its owner gives it
+    carry = next(e for e in entries if e.sidecar["decoders"] == [loses])
+    assert carry.sidecar["outcomes"][loses]["chunks"] == cuts(carry.data)
+    mine = load_all(SPECS[0])
+    verdicts = {v.decoder: v.status for v in replay_entry(carry, mine)}
+    assert (verdicts[loses], verdicts[f"{loses}:oneshot"]) == ("open", "pass"), verdicts
