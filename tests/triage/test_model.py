@@ -6,8 +6,8 @@ tests/triage/planted/real.py for three real npm libraries, and hand-made outcome
 from __future__ import annotations
 
 from tests.triage.planted.inprocess import findings
-from utf8fuzz.engine.explain import accepting_table, explain, rule_of
 from utf8fuzz.outcome import REPLACEMENT, Outcome
+from utf8fuzz.triage.explain import accepting_table, explain, rule_of
 
 R = "tests.triage.planted.real"
 
