@@ -16,7 +16,8 @@
 delete globalThis.TextDecoder;
 delete globalThis.TextEncoder;
 const [MODULE, EXPORT, FATAL] = process.argv.slice(2);
-const Decoder = require(MODULE)[EXPORT];
+// a polyfill that installs itself (fast-text-encoding) exports nothing: its global
+const Decoder = require(MODULE)[EXPORT] || globalThis[EXPORT];
 const HAS_FATAL = FATAL === 'fatal';
 const MODE_STRICT = 1;
 const MODE_REPLACE = 2;
