@@ -5,11 +5,20 @@ tests/triage/planted/real.py for three real npm libraries, and hand-made outcome
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+import pytest
+
 from tests.triage.planted.inprocess import findings
+from utf8fuzz.decoders.plugin import load_all
+from utf8fuzz.engine.differ import Differ
+from utf8fuzz.loop.finder import finding_of
 from utf8fuzz.outcome import REPLACEMENT, Outcome
 from utf8fuzz.triage.explain import accepting_table, explain, rule_of
 
 R = "tests.triage.planted.real"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _rules(spec: str) -> set[str]:
@@ -77,3 +86,22 @@ def test_the_rule_of_a_name_is_the_point_that_reproduces_the_input() -> None:
     rule = rule_of(data, "unicode", "maximal-subpart", "accepts-ill-formed", "surrogate",
                    x.rule, out)
     assert rule is not None and rule.holds(data, out)
+
+
+def test_another_causes_input_is_left_to_it_past_its_first_difference(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The README's decoder reads C0 AF as RFC 2279's legacy decoder does, and passes a
+    # stray 80 through as a character (another cause). The fresh input 80 C0 AF shows
+    # that other cause first: the legacy reading is not refuted by what follows it, so
+    # the cause is named (it was the signature's class alone, the legacy cause unseen)
+    block = re.search(r"```python\n(# mydecoder\.py.*?)```", (ROOT / "README.md").read_text(),
+                      re.S)
+    assert block is not None
+    (tmp_path / "mydecoder.py").write_text(block.group(1))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (d,) = load_all("mydecoder:decode+inprocess")
+    for hexed in ("C0 AF", "ED A0 80"):
+        data = bytes.fromhex(hexed)
+        (div,) = Differ([d]).run(data, full=True).divergences
+        assert finding_of(data, div.signature, d.decode(data), d)["rule"] == \
+            "profile:legacy/maximal-subpart", hexed

@@ -95,7 +95,10 @@ from utf8fuzz.triage.generalize import byte_classes
 #: The version of the rules below, recorded with each finding: a corpus explained by
 #: older rules is explained again by ``utf8fuzz corpus migrate`` (a finding's id
 #: depends on its rule). 2: checked-when-complete, probes, fewest left to another bug.
-RULES = 2
+#: 3: points of the decoder model, moved one axis at a time and named by the axis of
+#: the first difference; one-feature moves before whole profiles; another cause's
+#: input left to it past its first difference.
+RULES = 3
 #: The most work the rules may do for one input, in bytes predicted (each rule's
 #: prediction of an input costs its length): past it, rules that would need
 #: checking are passed over (the best one checked so far, or the rule that predicts
@@ -1145,17 +1148,38 @@ def unexplained(rule: Rule, fresh: Iterable[tuple[bytes, Outcome, frozenset[tupl
         pred = rule.predict(data)
         if _same(pred, out):
             continue
-        base, override = pred
-        ref = _ref(profile, policy).decode(data)
-        try:
-            quiet = all((override[v] if v in override else base.view(v)) == ref.view(v)
-                        for v in _shown(out))
-        except ViewUnavailable:
-            quiet = False
-        if not quiet or kind in kinds:
+        if not _quiet(pred, out, _ref(profile, policy).decode(data)) or kind in kinds:
             return None
         left += 1
     return left
+
+
+def _quiet(pred: Prediction, out: Outcome, ref: Outcome) -> bool:
+    """Does ``pred`` predict no divergence where ``out`` shows one: the reference
+    ``ref`` in each view up to and including ``out``'s first difference from it there
+    (past it, the input is that other divergence's: a second cause's bytes further on
+    are not this rule's to predict), and in a view where ``out`` shows none, all of it?"""
+    base, override = pred
+    try:
+        views = _shown(out)
+        # the views that drop errors (ignore, escape) hold no place of them: where a
+        # view that does differs, the first difference is found there
+        placed = [v for v in views if v not in ("ignore", "escape")
+                  and out.view(v) != ref.view(v)]
+        for v in views if not placed else [v for v in views if v not in ("ignore", "escape")]:
+            mine, theirs = out.view(v), ref.view(v)
+            want = override[v] if v in override else base.view(v)
+            if mine != theirs and isinstance(mine, tuple) and isinstance(theirs, tuple) \
+                    and isinstance(want, tuple):
+                k = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
+                          if a != b), min(len(mine), len(theirs)))
+                if want[:k + 1] != theirs[:k + 1]:
+                    return False
+            elif want != theirs:
+                return False
+    except ViewUnavailable:
+        return False
+    return True
 
 
 def _fresh_outcomes(inputs: list[bytes], run: Run
