@@ -1201,8 +1201,8 @@ def rule_of(data: bytes, profile: str, policy: str, klass: str, feature: str,
     :func:`explain` chose, where it chose one of that name on this input; else the
     first that reproduces ``out``, else the first of that name."""
     chosen = _CHOSEN.get((data, profile, policy, klass, feature, rule))
-    if chosen is not None:
-        return chosen
+    if chosen is not None and (out is None or chosen.holds(data, out)):
+        return chosen  # (another decoder's choice on the same input may not hold)
     first: Rule | None = None
     for r in candidates(data, profile, policy, klass, feature, out):
         if r.explanation.rule == rule:
