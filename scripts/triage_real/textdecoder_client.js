@@ -24,7 +24,8 @@ const { serve, textDecoderClient } = require(
 delete globalThis.TextDecoder;
 delete globalThis.TextEncoder;
 const [MODULE, EXPORT, FATAL] = process.argv.slice(2);
-const client = textDecoderClient(require(MODULE)[EXPORT], {
+// a polyfill that installs itself (fast-text-encoding) exports nothing: its global
+const client = textDecoderClient(require(MODULE)[EXPORT] || globalThis[EXPORT], {
   label: MODULE === 'mutf-8' ? 'mutf-8' : 'utf-8',
   fatal: FATAL === 'fatal',
 });
