@@ -53,13 +53,16 @@ def test_the_mutator_keeps_buffers_structured_and_their_share_of_the_work():
     work = len(new) * structured.COST
     assert 0.2 <= work / (work + plain) <= 0.3
     assert all(x == b"plainA" for x in outs if not is_structured(x))
-    # a structured input is mutated as a buffer, and stays structured
-    again = [made(x, 64, 1) for x in new[:20]]
+    # under its share, a structured input is mutated as a buffer, and stays structured
+    every = mutator(lambda d, n, s: d + b"A", None, part=1.0)
+    again = [every(x, 64, 1) for x in new[:20]]
     assert all(is_structured(x) and len(x) <= 64 for x in again)
-    assert [made(x, 64, 1) for x in new[:20]] == again  # deterministic in the seed
-    # share 0: never a new one
-    none = mutator(lambda d, n, s: d, None, part=0.0)
+    assert [every(x, 64, 1) for x in new[:20]] == again  # deterministic in the seed
+    # over it (share 0 here: never a new one), a structured input libFuzzer picks
+    # from its corpus is mutated as the plain input it drew
+    none = mutator(lambda d, n, s: d + b"A", None, part=0.0)
     assert not any(is_structured(none(b"x", 64, s)) for s in range(200))
+    assert [none(x, 64, 1) for x in new[:20]] == [(input_of(x) or b"") + b"A" for x in new[:20]]
 
 
 def test_a_finding_to_crash_on_is_handed_to_libfuzzer_escaped():

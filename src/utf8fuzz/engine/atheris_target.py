@@ -43,7 +43,9 @@ input's walks - its coverage - are taken at once, the decoders run when the roun
 is full. If a decoder crashes the process mid-round, libFuzzer saves the round's
 last input, which may not be the culprit; every input of the round is in
 ``<artifact prefix>inflight-<pid>.hex`` (one hex line each; removed at a clean
-exit). Each can be run alone: ``python -m utf8fuzz.engine.targets.differential FILE``.
+exit). Each can be run alone: ``python -m utf8fuzz.engine.targets.differential FILE``
+(an input that starts with the structured tag below goes in with the tag twice:
+:func:`~utf8fuzz.engine.structured.escape`).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 
 from utf8fuzz.engine.long import SplitMix64
 
@@ -102,7 +102,13 @@ def input_of(data: bytes) -> bytes | None:
     rest = data[len(TAG):]
     if rest.startswith(TAG):
         return rest
-    return _draw()(rest[:MAX_BUFFER])
+    return _drawn(rest[:MAX_BUFFER])
+
+
+@lru_cache(maxsize=4096)
+def _drawn(buffer: bytes) -> bytes | None:
+    """What ``buffer`` draws; the last few kept, for the mutator (:func:`mutator`)."""
+    return _draw()(buffer)
 
 
 def mutator(inner: Callable[[bytes, int, int], bytes],
@@ -112,13 +118,20 @@ def mutator(inner: Callable[[bytes, int, int], bytes],
     (``atheris.Mutate``, libFuzzer's byte mutations; None: random bytes set) for a
     structured input's buffer. While structured inputs have had less than ``part``
     (default :func:`share`) of the work (a plain input 1, a structured one
-    :data:`COST`), a plain input is replaced by a new structured one."""
+    :data:`COST`), a plain input is replaced by a new structured one; while they
+    have had more, a structured input libFuzzer picks from its corpus is mutated as
+    the plain input it drew, so their share holds whatever the corpus holds."""
     part = share() if part is None else part
     spent = [0, 0]  # work of the plain and of the structured inputs made
 
     def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
         room = min(max_size, len(TAG) + MAX_BUFFER) - len(TAG)
-        if room > 0 and is_structured(data):
+        total = spent[0] + spent[1]
+        over = part <= 0.0 or (part < 1.0 and total > 0 and spent[1] >= part * total)
+        if is_structured(data) and (over or room <= 0):
+            drawn = _drawn(data[len(TAG):len(TAG) + MAX_BUFFER])  # kept: no draw again
+            data = b"" if drawn is None else drawn
+        elif room > 0 and is_structured(data):
             buf = data[len(TAG):len(TAG) + room]
             if mutate is not None:
                 buf = mutate(buf, room)
@@ -129,8 +142,7 @@ def mutator(inner: Callable[[bytes, int, int], bytes],
                 buf = bytes(b)
             spent[1] += COST
             return TAG + buf[:room]
-        total = spent[0] + spent[1]
-        if room > 0 and part > 0.0 and (part >= 1.0 or (total > 0 and spent[1] < part * total)):
+        elif room > 0 and not over and total > 0:
             rng = SplitMix64(seed)
             spent[1] += COST
             return TAG + bytes(rng.randrange(256) for _ in range(rng.randint(1, min(64, room))))
