@@ -33,7 +33,7 @@ corpus, runs, seed, long_share = Path(sys.argv[1]), int(sys.argv[2]), int(sys.ar
 import os
 os.environ["UTF8FUZZ_LONG_SHARE"] = long_share
 try:
-    from utf8fuzz.engine.hypothesis_worker import hypothesis_worker
+    from utf8fuzz.loop.hypothesis_worker import hypothesis_worker
 except ImportError:
     from utf8fuzz.engine.run import hypothesis_worker
 try:

@@ -279,7 +279,7 @@ def _one_input(c: _Choices, profile: str) -> bytes:
 
 def batches(profiles: Sequence[str], size: int, salt: int = 0) -> st.SearchStrategy[list[bytes]]:
     """Lists of ``size`` inputs of :func:`inputs`' shapes, each of one of ``profiles``:
-    the fuzz engine's draw (:mod:`utf8fuzz.engine.hypothesis_worker`). ``salt`` goes
+    the fuzz engine's draw (:mod:`utf8fuzz.loop.hypothesis_worker`). ``salt`` goes
     into every batch's stream: Hypothesis starts each run of a test with its simplest
     example (the same seed, 0), which would otherwise be the same batch every run.
 
