@@ -17,7 +17,6 @@ the same inputs in the same order.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -27,6 +26,7 @@ from typing import Any, NoReturn
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine.long import long_share
 from utf8fuzz.loop.finder import Finder, InFlight
+from utf8fuzz.loop.state import derived_seed
 
 #: Inputs drawn by one Hypothesis example: short ones, and long ones (65 bytes to
 #: 64 KiB, each costing a hundred short ones to compare).
@@ -190,13 +190,6 @@ def _cost(inputs: int, nbytes: int) -> float:
     shares its inputs between short and long calls (the same on every machine,
     unlike the time each took)."""
     return inputs + nbytes / COST_BYTES
-
-
-def derived_seed(seed: int, *parts: object) -> int:
-    """A seed made from ``seed`` and ``parts`` (a worker's number, a call's): the
-    same on every machine and Python (not ``hash()``, which is salted)."""
-    text = ":".join(map(str, (seed, *parts)))
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big")
 
 
 def _minimizing(found: Sequence[Any]) -> float:
