@@ -3,10 +3,12 @@
 workers).
 
 Batches. Hypothesis costs about 2 ms per example besides its draws (its engine's
-bookkeeping: the example's data tree, its spans, the test's wrapper), more than
-comparing an input with every in-process decoder. So each example draws a batch,
-a list of :data:`BATCH` inputs (:data:`LONG_BATCH` long ones), and the whole batch
-goes to the finder: the cost per example is paid once per batch.
+bookkeeping: the example's data tree, its spans, the test's wrapper), and tens of
+microseconds per choice a strategy draws: either is more than comparing an input
+with every in-process decoder. So each example is a batch of :data:`BATCH` inputs
+(:data:`LONG_BATCH` long ones) made from one Hypothesis draw, a random stream, by
+the generators the public strategies run on their draws
+(:func:`utf8fuzz.strategies.batches`), and the whole batch goes to the finder.
 
 Counts. A run bounded by ``runs`` counts *inputs*, not examples: the inputs of a
 batch past the count are dropped, never compared. With ``seed``, each call of the
