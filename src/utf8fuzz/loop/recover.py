@@ -274,7 +274,10 @@ def recover(decoders: Iterable[Decoder], inputs: Iterable[bytes], corpus: Path |
 
 def read_candidates(paths: Iterable[Path]) -> list[bytes]:
     """The inputs in in-flight files (``*.hex``, one hex line each) and libFuzzer
-    artifacts (raw bytes); unreadable files and lines are skipped."""
+    artifacts (libFuzzer's input: a structured one is read as the input it draws,
+    :func:`~.structured.input_of`); unreadable files and lines are skipped."""
+    from utf8fuzz.loop.structured import input_of
+
     out: list[bytes] = []
     for p in paths:
         try:
@@ -286,8 +289,8 @@ def read_candidates(paths: Iterable[Path]) -> list[bytes]:
                 with contextlib.suppress(ValueError):
                     if line.strip():
                         out.append(bytes.fromhex(line.strip().decode("ascii")))
-        else:
-            out.append(raw)
+        elif (data := input_of(raw)) is not None:
+            out.append(data)
     return out
 
 

@@ -10,7 +10,8 @@ Engines.
                 ``jobs`` forked worker processes (one at least: a decoder that kills
                 its process kills a worker, never the harness), on one shared corpus,
                 until the deadline, a quarter of their time on long inputs
-                (:mod:`.long`). Whatever a worker prints goes to stderr.
+                (:mod:`.long`), each Hypothesis example a batch of inputs
+                (:mod:`.hypothesis_worker`). Whatever a worker prints goes to stderr.
 ``atheris``     libFuzzer, through the packaged target
                 ``utf8fuzz.loop.targets.differential`` run as a subprocess (its
                 own session) with ``-max_total_time``, ``-max_len=65600``
@@ -52,10 +53,11 @@ Time. ``seconds`` is a limit: at the deadline the engines stop by themselves; wh
 still runs one decoder timeout plus :data:`GRACE` seconds later is killed.
 
 Counts. ``runs`` bounds each engine process by a count instead: a Hypothesis worker
-draws that many examples past the seeds (a worker a decoder ended starts again on
-the same draws, less the inputs that end a process), libFuzzer is run with
+draws that many inputs past the seeds (inputs, not Hypothesis's examples, each a
+batch; a worker a decoder ended starts again on the same draws, less the inputs
+that end a process), libFuzzer is run with
 ``-runs`` (its seeds added); ``seconds`` stays a limit, whichever comes first.
-``seed`` seeds both (Hypothesis per worker and batch, libFuzzer's ``-seed`` per
+``seed`` seeds both (Hypothesis per worker and call, libFuzzer's ``-seed`` per
 start). A counted run's finder consults no clock (:attr:`.finder.Finder.counted`),
 so with one engine process the same seed, corpus and decoders give the same
 inputs in the same order, the same findings, on any machine and under any load.
@@ -91,7 +93,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -99,8 +101,8 @@ from typing import Any, NoReturn
 
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
-from utf8fuzz.engine.long import long_share
-from utf8fuzz.loop.finder import Finder, InFlight, full_every_default
+from utf8fuzz.loop.finder import InFlight, full_every_default
+from utf8fuzz.loop.hypothesis_worker import hypothesis_worker
 from utf8fuzz.loop.libfuzzer import atheris_available as atheris_available
 from utf8fuzz.loop.libfuzzer import run_atheris
 from utf8fuzz.loop.recover import ended as _ended
@@ -129,158 +131,6 @@ BAD_ENTRIES_NAMED = 10
 # -- hypothesis -----------------------------------------------------------------------
 
 
-def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline: float,
-                      report: Callable[[int, int, list[dict[str, Any]]], None],
-                      minimize_seconds: float, replay_seeds: bool = True,
-                      full_every: int | None = None, *, inflight: InFlight | None = None,
-                      exclude: Iterable[bytes] = (),
-                      died: Callable[[BaseException], NoReturn] | None = None,
-                      runs: int | None = None, seed: int | None = None) -> Finder:
-    """Feed Hypothesis's examples to a finder until ``deadline``, in rounds held in
-    ``inflight``; ``report`` after each batch. ``died`` is called with anything an
-    example raises, before Hypothesis could catch it and shrink (for a worker, an
-    exception here is either the harness failing or a decoder ending the process).
-
-    ``runs``: stop after that many examples (the seeds not counted), whichever of it
-    and ``deadline`` comes first; short and long batches then alternate by a count
-    (:func:`_cost`), not by the time each took. ``seed``: each batch draws from
-    Hypothesis seeded by it and the batch's number, so that the same seed gives the
-    same examples in the same order (with ``runs``: the same run). ``exclude``:
-    inputs never compared again (they end the process), seeds or examples."""
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as seeded
-    from hypothesis import strategies as st
-
-    from utf8fuzz import strategies as u8
-
-    finder = Finder(decoders, corpus, "hypothesis", minimize_seconds=minimize_seconds,
-                    full_every=full_every, inflight=inflight, counted=runs is not None)
-    profiles = sorted({d.profile for d in finder.differ.decoders})
-    if not profiles:
-        finder.examples = runs or 0  # nothing to draw from: a count met at once
-        return finder
-    sent = gone = 0
-
-    def tell() -> None:
-        nonlocal sent, gone
-        report(finder.executions, finder.divergent_inputs,
-               [f.to_json() for f in [*finder.found[sent:], *finder.unreproduced[gone:]]])
-        sent, gone = len(finder.found), len(finder.unreproduced)
-
-    def flush() -> None:
-        finder.flush()
-        tell()
-
-    def end(e: BaseException) -> NoReturn:
-        if died is None:
-            raise e
-        with contextlib.suppress(BaseException):
-            tell()  # what was found and saved before this still counts
-        with contextlib.suppress(BaseException):
-            finder.save_tally()  # and so do the policy counts
-        died(e)
-
-    strategy = st.one_of(*[u8.inputs(p) for p in profiles])
-    long_strategy = st.one_of(*[u8.long_inputs(p) for p in profiles])
-    queue = finder.queue
-    told = time.monotonic()
-    skip = frozenset(exclude)
-    drawn = drawn_bytes = 0  # examples met (past the deadline too), and their bytes
-
-    def example(data: bytes) -> None:
-        nonlocal told, drawn, drawn_bytes
-        drawn += 1
-        drawn_bytes += len(data)
-        now = time.monotonic()
-        if now < deadline and (runs is None or drawn <= runs) and not (skip and data in skip):
-            try:
-                queue(data)  # compared in rounds; flush() ends the last
-                # A decoder that kills the process takes the unsent counts with it:
-                # tell every second, not only at the end of a batch.
-                if now - told > 1.0:
-                    told = now
-                    tell()
-            except BaseException as e:
-                end(e)
-
-    def batch(of: st.SearchStrategy[bytes], n: int, number: int) -> Callable[[], None]:
-        # derandomize=False: Hypothesis's "ci" profile, loaded wherever $CI is set
-        # (GitHub Actions, most CI), derandomizes, and every batch would then draw the
-        # same inputs: a nightly job in CI would fuzz one batch's worth, over and over
-        @settings(max_examples=n, deadline=None, database=None, phases=[Phase.generate],
-                  suppress_health_check=list(HealthCheck), derandomize=False)
-        @given(of)
-        def examples(data: bytes) -> None:
-            example(data)
-
-        if seed is not None:  # each batch its own draws, the same on every run
-            examples = seeded(derived_seed(seed, number))(examples)
-        return examples
-
-    # Short and long batches alternate so that the long ones take their share of
-    # the time (utf8fuzz.engine.long.long_share; each batch's own time, whatever
-    # its inputs cost, less what minimizing its findings took; with runs, its
-    # cost counted). Short ones first, as before; a long batch is small, so the
-    # short loop is never held up long.
-    sizes = (300, 50)
-    spent = [0.0, 0.0]
-    share = long_share()
-    number = 0
-
-    try:
-        if replay_seeds and corpus is not None:
-            for s in seeds(corpus):
-                if s not in skip:
-                    queue(s)  # in rounds, so that a seed that kills is in flight
-            flush()
-        while time.monotonic() < deadline and (runs is None or drawn < runs):
-            which = int(share == 1.0 or spent[1] < share * sum(spent))
-            n = sizes[which] if runs is None else min(sizes[which], runs - drawn)
-            t0, found, before, before_bytes = time.monotonic(), len(finder.found), drawn, \
-                drawn_bytes
-            batch((strategy, long_strategy)[which], n, number)()
-            number += 1
-            flush()
-            if runs is None:
-                spent[which] += time.monotonic() - t0 - _minimizing(finder.found[found:])
-            else:
-                if drawn == before:
-                    break  # the strategy draws nothing more: never loop on it
-                spent[which] += _cost(drawn - before, drawn_bytes - before_bytes)
-        finder.examples = min(drawn, runs) if runs is not None else drawn
-        finder.save_tally()
-    except BaseException as e:
-        end(e)
-    return finder
-
-
-#: The count a batch costs in a counted run (:func:`_cost`): an example, plus one
-#: for every this many of its bytes (a short input's cost is mostly per call, a
-#: long one's per byte; measured in process, CPU time, on two planted decoders and
-#: CPython's strict and replace: 0.12 ms a short input of 24 bytes on average,
-#: 1.0 ms a long one of 4,100: one short input's cost per 570 bytes).
-COST_BYTES = 512
-
-
-def _cost(examples: int, nbytes: int) -> float:
-    """What a batch of ``examples`` inputs of ``nbytes`` in all costs, as a count: how
-    a counted run shares its examples between short and long batches (the same on
-    every machine, unlike the time each took)."""
-    return examples + nbytes / COST_BYTES
-
-
-def _minimizing(found: Sequence[Any]) -> float:
-    """Seconds the finder spent minimizing and explaining ``found`` (new signatures):
-    not charged to the batch that met them, or one finding would hold its path back."""
-    total = 0.0
-    for x in found:
-        with contextlib.suppress(AttributeError, KeyError, TypeError, ValueError):
-            total += float(x.sidecar["found"]["minimizer"]["seconds"])
-        with contextlib.suppress(AttributeError, KeyError, TypeError, ValueError):
-            total += float(x.sidecar["found"]["explain_seconds"])
-    return total
-
-
 def _worker_main(conn: Connection, decoders: Sequence[Decoder], corpus: Path | None,
                  deadline: float, minimize_seconds: float, full_every: int | None,
                  inflight: Path, home: Path, replay_seeds: bool,
@@ -288,7 +138,7 @@ def _worker_main(conn: Connection, decoders: Sequence[Decoder], corpus: Path | N
                  seed: int | None = None) -> None:
     """A forked Hypothesis worker. It tells the parent ``("progress", executions,
     divergent inputs, new)``, then ``("done", ended)`` (``"runs"``: it met its
-    ``runs`` examples; ``"time"``: the deadline came first); or ``("died", kind, message)``
+    ``runs`` inputs; ``"time"``: the deadline came first); or ``("died", kind, message)``
     and exits with :data:`_WORKER_DIED`, leaving its in-flight file for the parent
     to re-run. ``kind`` is ``"error"`` for an ``Exception`` (the harness failed:
     decoders' exceptions are outcomes), ``"killed"`` for anything else (a decoder
@@ -317,8 +167,9 @@ def _worker_main(conn: Connection, decoders: Sequence[Decoder], corpus: Path | N
     try:
         held = InFlight(inflight)
         f = hypothesis_worker(decoders, corpus, deadline, report, minimize_seconds,
-                              replay_seeds=replay_seeds, full_every=full_every, inflight=held,
-                              exclude=exclude, died=died, runs=runs, seed=seed)
+                              seeds(corpus) if replay_seeds and corpus is not None else (),
+                              full_every=full_every, inflight=held, exclude=exclude,
+                              died=died, runs=runs, seed=seed)
         held.close()
         conn.send(("done", "runs" if runs is not None and f.examples >= runs else "time"))
     except BaseException as e:
@@ -354,7 +205,7 @@ def run_hypothesis(decoders: Sequence[Decoder], corpus: Path | None, control: Co
         reader, writer = ctx.Pipe(duplex=False)
         slot.inflight = work.hypothesis / f"inflight-{slot.index}-{slot.generation}.hex"
         slot.said, slot.hung = None, False
-        # a worker started again (a decoder ended it) draws the same examples as
+        # a worker started again (a decoder ended it) draws the same inputs as
         # before, less those that end a process: a counted run stays the same run
         args = (writer, decoders, corpus, control.deadline, minimize_seconds, full_every,
                 slot.inflight, work.hypothesis, slot.index == 0 and slot.generation == 0,

@@ -139,7 +139,7 @@ class Control:
     def __init__(self, seconds: float, timeout: float, runs: int | None = None,
                  seed: int | None = None) -> None:
         self.timeout = timeout
-        #: examples per engine process (None: until the deadline), and the seed
+        #: inputs per engine process (None: until the deadline), and the seed
         #: each draws them from (None: a fresh one each time)
         self.runs, self.seed = runs, seed
         self.deadline = time.monotonic() + seconds
