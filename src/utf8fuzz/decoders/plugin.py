@@ -110,7 +110,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from importlib import metadata
-from typing import Any
+from typing import Any, cast
 
 from utf8fuzz import safe
 from utf8fuzz.decoders._subprocess import (
@@ -124,6 +124,7 @@ from utf8fuzz.decoders.base import (
     Decoder,
     Unavailable,
     describe,
+    placed,
     reraise_interrupt,
     time_limited,
 )
@@ -428,6 +429,37 @@ class _Function(Decoder):
 
     def versions(self) -> dict[str, str]:
         return dict(self._versions)
+
+    #: Whether the function takes a bytes-like view as it takes bytes (probed once).
+    _views: bool | None = None
+
+    def run_placed(self, data: bytes, offset: int, total: int, guard: int) -> Outcome | None:
+        """The function handed a memoryview slice of a bytearray (:func:`placed`),
+        when it takes one: probed once on ``a``, a ``bytes -> str`` function that
+        decodes it as bytes but fails on the view (TypeError, AttributeError: it
+        takes only bytes) is never handed one (None)."""
+        if self._views is None:
+            self._views = _takes_views(self.run)
+        if not self._views:
+            return None
+        return self.run(cast(bytes, placed(data, offset, total, guard)))
+
+
+def _takes_views(run: Callable[[bytes], Outcome]) -> bool:
+    """Does ``run`` take a memoryview of a bytearray where it takes bytes? Asked on
+    one ASCII byte; a function that fails on bytes too cannot tell, and is not
+    handed views."""
+    try:
+        run(b"a")
+    except Exception:
+        return False
+    try:
+        run(cast(bytes, memoryview(bytearray(b"a"))))
+    except (TypeError, AttributeError):
+        return False
+    except Exception:
+        return True  # it took the view, and failed otherwise: the check will say
+    return True
 
 
 def _accepted(n: int, text: str) -> Outcome:

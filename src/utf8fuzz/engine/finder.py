@@ -70,6 +70,7 @@ from typing import Any
 
 from utf8fuzz import safe
 from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.engine import calls as calls_mod
 from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.engine import policy_tally
 from utf8fuzz.engine.differ import Differ
@@ -229,6 +230,7 @@ class Finder:
         inflight: InFlight | None = None,
         tally: bool = True,
         counted: bool = False,
+        call_every: int | None = None,
     ) -> None:
         decs = list(decoders)
         if full_every is None:
@@ -291,6 +293,10 @@ class Finder:
         #: inputs compared in full that the budget left uncounted
         self.tally_skipped = 0
         self._tally_asked = 0  # a counted run's: inputs it was asked about
+        #: The checks of the call (:mod:`.calls`: history, placement); None: off.
+        every = calls_mod.check_every_default() if call_every is None else call_every
+        self.calls = (calls_mod.CallChecks(calls_mod.decoders_checked(self.differ.decoders),
+                                           every) if every else None)
 
     def consider(self, data: bytes) -> Result:
         """Compare ``data`` now, and record what is new."""
@@ -334,6 +340,9 @@ class Finder:
         if res.diverged:
             self.divergent_inputs += 1
             self._learn(res.data, res)
+        if self.calls is not None and self.calls.due(res.data):
+            for hit in self.calls.check(res.data):
+                self._record_call(hit)
         if self.differ.out_of_process:
             if not self._pending:
                 self._since = time.monotonic()
@@ -595,6 +604,21 @@ class Finder:
         self.found.append(NewSignature(str(s), s.decoders, s.klass, s.feature, res.data, len(data),
                                 path, m.position_dependent, side, side["finding"]))
 
+
+    def _record_call(self, hit: calls_mod.Hit) -> None:
+        """Minimize and save a difference in the call (:mod:`.calls`), once a
+        signature, as :meth:`_record` does a difference in the bytes."""
+        d = hit.decoder
+        sig = Signature(d.profile, hit.klass, calls_mod.FEATURES[hit.klass], (d.name,))
+        if sig.id in self.known:
+            return
+        self.known.add(sig.id)
+        data, call = calls_mod.minimized(hit, self.minimize_seconds)
+        side = calls_mod.sidecar(self.differ.run(data, full=True), sig, d, call, self.by_name,
+                                 engine=self.engine, original_size=len(hit.data))
+        path = corpus_mod.save(self.corpus, side, data)[0] if self.corpus is not None else None
+        self.found.append(NewSignature(str(sig), sig.decoders, sig.klass, sig.feature, data,
+                                       len(hit.data), path, False, side, side["finding"]))
 
     def _sibling_divergence(self, res: Result, div: Divergence) -> Divergence | None:
         """The divergence on ``res`` of the first sibling that shows positions of
