@@ -477,3 +477,13 @@ def family_of(name: str) -> str:
     from utf8fuzz.engine.explain import family
 
     return family(name)
+
+
+def plan(decoders: Iterable[Decoder]) -> dict[str, Any]:
+    """The run summary's ``call_checks``: one input in how many is checked (0: off),
+    and the checks each decoder gets (:func:`offered`; a plug-in that turns out to
+    take only bytes is then not handed views)."""
+    every = check_every_default()
+    return {"every": every,
+            "decoders": {d.name: [c for c, on in offered(d).items() if on and every]
+                         for d in decoders_checked(decoders)}}

@@ -98,6 +98,7 @@ from utf8fuzz import safe
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import boundaries, targets
 from utf8fuzz.engine import corpus as corpus_mod
+from utf8fuzz.engine.calls import plan as calls_plan
 from utf8fuzz.engine.explain import Explanation, explain, group
 from utf8fuzz.engine.finder import Finder, InFlight, full_every_default
 from utf8fuzz.engine.known import Known
@@ -1226,6 +1227,7 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
         "notes": notes,
         "corpus": str(corpus) if corpus else None,
         "corpus_size": len(corpus_mod.signature_ids(corpus)) if corpus else 0,
+        "call_checks": calls_plan(decoders),
         **(extra or {}),
     }
 
