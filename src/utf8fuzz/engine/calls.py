@@ -64,7 +64,7 @@ TITLES: dict[str, str] = {
 #: The checks, by the word ``utf8fuzz decoders`` and the run summary use.
 CHECKS: tuple[str, ...] = ("history", "placed")
 
-CHECK_EVERY = 64
+CHECK_EVERY = 256
 CHECK_EVERY_ENV = "UTF8FUZZ_CALL_EVERY"
 OUT_OF_PROCESS_FACTOR = 8
 #: Guard bytes: continuation bytes first (a read past the end completes a sequence
