@@ -113,3 +113,16 @@ def test_recorded_call_is_hostile_data() -> None:
                 {"check": "other"}, []):
         with pytest.raises(ValueError):
             calls.Call.from_json(bad, 2)
+
+
+def test_diff_asks_after_and_placed() -> None:
+    import argparse
+
+    from utf8fuzz.commands.diff import _calls
+
+    d = plugin.load(PLANTED + "reads_past+inprocess")
+    ns = argparse.Namespace(after=["c3"], placed=2, guard="80")
+    got = _calls(ns, b"\xe2\x82", [d])
+    assert got is not None
+    assert got[d.name]["placed"]["class"] == calls.OUTSIDE
+    assert got[d.name]["history"]["class"] is None

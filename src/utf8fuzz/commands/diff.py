@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
     _print_verdict(divergences, [d for d in decs if not d.name.startswith("ref:")])
     if asked is not None:
         for name, a in asked.items():
-            for check, said in a.items():
+            for said in a.values():
                 print(safe.text(f"{name}: {said['call']}: " + (
                     "cannot be asked so" if said["answers"] is None else
                     "answers as fresh" if said["class"] is None else
