@@ -32,10 +32,17 @@ def inputs(n: int, seed: int = 1) -> Iterator[bytes]:
 
 
 def run(decoders: list[Decoder], n: int = 2000, every: int = 8,
-        corpus_dir: Path | None = None) -> Finder:
-    f = Finder(decoders, corpus_dir, "test", counted=True, call_every=every, tally=False)
+        corpus_dir: Path | None = None, *, rounds: bool = False) -> Finder:
+    """A counted run through the finder: each input compared at once (``consider``,
+    the Hypothesis engine's call), or in rounds of 32 (``queue``, the Atheris
+    target's: a decoder's state then carries over a whole round)."""
+    f = Finder(decoders, corpus_dir, "test", counted=True, call_every=every, tally=False,
+               round_size=32)
     for x in inputs(n):
-        f.consider(x)
+        if rounds:
+            f.queue(x)
+        else:
+            f.consider(x)
     f.flush()
     return f
 
@@ -63,6 +70,14 @@ def test_planted_found_once(spec: str, klass: str, tmp_path: Path) -> None:
     assert replay.check(entry, d.name, [twin]).status == "fixed"
     # without the checks, nothing: the loop itself does not see these bugs
     assert run([d], every=0).found == []
+
+
+@pytest.mark.parametrize("spec", ["keeps_flag+validator", "reads_past", "aligned_only"])
+def test_planted_found_once_in_rounds(spec: str) -> None:
+    d = plugin.load(PLANTED + spec + "+inprocess")
+    found = run([d], rounds=True).found
+    assert [n.klass for n in found] == [calls.HISTORY if "flag" in spec else
+                                        calls.OUTSIDE if "past" in spec else calls.ALIGNMENT]
 
 
 def test_planted_history_minimized_and_recorded(tmp_path: Path) -> None:

@@ -27,7 +27,9 @@ functions of the same hash: the history is one or two inputs from a menu the
 fuzzer steers (:class:`Menu`: the last ill-formed input, input truncated at its
 end and long input it made that were checked, and the last input that made this
 decoder raise), the placement an offset (0..15 past a 16-byte boundary), a tail
-of 1..16 guard bytes and a guard byte from :data:`GUARDS`. Counts, never time.
+of 1..16 guard bytes and a guard byte: one that continues the sequence the
+input's end cuts short, where it cuts one (a read past the end then takes it in,
+:func:`continuing`), else one from :data:`GUARDS`. Counts, never time.
 """
 
 from __future__ import annotations
@@ -326,12 +328,38 @@ class Menu:
         return tuple(out)
 
 
-def placement(h: int, n: int) -> tuple[int, int, int]:
-    """The (offset, total, guard) of an ``n``-byte input, chosen by ``h``."""
+#: Bytes that may continue a sequence, one from each continuation range of
+#: Table 3-7 (80..8F after F4, 90..9F after ED, A0..BF after E0 and F0).
+CONTINUING: tuple[int, ...] = (0x80, 0x90, 0xA0, 0xBF)
+
+
+def continuing(data: bytes) -> int | None:
+    """A byte that continues the sequence the end of ``data`` cuts short (one that
+    a decoder reading past the end would take in), or None when the end cuts
+    none short."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.end == len(data) and e.reason == "unexpected end of data":
+            for g in CONTINUING:
+                try:
+                    (data + bytes([g])).decode("utf-8")
+                except UnicodeDecodeError as e2:
+                    if e2.start < e.start or e2.reason != "unexpected end of data":
+                        continue
+                return g
+    return None
+
+
+def placement(h: int, data: bytes) -> tuple[int, int, int]:
+    """The (offset, total, guard) of ``data``, chosen by ``h``: the guard continues
+    a sequence the end cuts short (:func:`continuing`), else one of :data:`GUARDS`."""
     off = h % 16
     tail = 1 + (h >> 4) % 16
-    guard = GUARDS[(h >> 8) % len(GUARDS)]
-    return off, off + n + tail, guard
+    guard = continuing(data)
+    if guard is None:
+        guard = GUARDS[(h >> 8) % len(GUARDS)]
+    return off, off + len(data) + tail, guard
 
 
 @dataclass
@@ -374,7 +402,7 @@ class CallChecks:
             if fresh.status == "crash" and len(data) <= MENU_BYTES:
                 self.menu.raised[name] = data
             for call in (Call(self.menu.history(d, h)),
-                         Call(placement=placement(h >> 3, len(data)))):
+                         Call(placement=placement(h >> 3, data))):
                 if call.check in declined:
                     continue
                 answer = ask_settled(d, call, data)

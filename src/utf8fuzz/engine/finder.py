@@ -297,6 +297,8 @@ class Finder:
         every = calls_mod.check_every_default() if call_every is None else call_every
         self.calls = (calls_mod.CallChecks(calls_mod.decoders_checked(self.differ.decoders),
                                            every) if every else None)
+        self._settle = [d for d in calls_mod.decoders_checked(self.differ.decoders)
+                        if d not in self.differ.out_of_process]
 
     def consider(self, data: bytes) -> Result:
         """Compare ``data`` now, and record what is new."""
@@ -441,7 +443,7 @@ class Finder:
             return  # the common case: known divergences, by one hash each
         if not res.full and any(d.signature.id not in self.known for d in res.divergences):
             first = res
-            res = self.differ.run(data, full=True)
+            res = self._full(data)
             again = res.signatures
             for div in first.divergences:
                 if div.signature.id not in self.known and str(div.signature) not in again:
@@ -498,7 +500,7 @@ class Finder:
         a signature recorded before: :meth:`_other_causes`). A core whose finding is
         one recorded already adds nothing; an entry is saved under a signature that
         has none yet (one entry a signature)."""
-        first = first if first is not None else self.differ.run(data, full=True)
+        first = first if first is not None else self._full(data)
         div0 = first.get(sig)
         if div0 is None:
             self._unreproduced(data, Signature.parse(sig))
@@ -529,7 +531,7 @@ class Finder:
         fallback = key0 == f"{by0.signature.klass}/{by0.signature.feature}"
 
         def keeps(b: bytes) -> bool:
-            r = self.differ.run(b, full=True)
+            r = self._full(b)
             if rule is None:
                 d = next((x for x in r.divergences if x.decoders == (mine,) and (
                     x.signature.klass == div0.signature.klass if fallback
@@ -551,10 +553,10 @@ class Finder:
         # another bug): then the signature is held too, which keeps what told them
         # apart.
         holds = [keeps] if rule is None else [
-            keeps, lambda b: keeps(b) and sig in self.differ.signatures(b)]
+            keeps, lambda b: keeps(b) and sig in self._full(b).signatures]
         for hold in holds:
             m = minimize(data, hold, seconds=self.minimize_seconds)
-            res = self.differ.run(m.data, full=True)
+            res = self._full(m.data)
             got = next((x for x in res.divergences if x.decoders == (mine,)), None)
             if got is None:  # a flaky decoder: keep the original input
                 res, got = first, div0
@@ -604,6 +606,15 @@ class Finder:
         self.found.append(NewSignature(str(s), s.decoders, s.klass, s.feature, res.data, len(data),
                                 path, m.position_dependent, side, side["finding"]))
 
+
+    def _full(self, data: bytes) -> Result:
+        """A full run of ``data`` that records and minimizing trust, each in-process
+        decoder first asked :data:`.calls.NEUTRAL`: state an earlier input left in a
+        decoder is spent there, not blamed on ``data`` (a decoder whose answer
+        depends on it is the history check's, :mod:`.calls`)."""
+        for d in self._settle:
+            d.decode(calls_mod.NEUTRAL)
+        return self.differ.run(data, full=True)
 
     def _record_call(self, hit: calls_mod.Hit) -> None:
         """Minimize and save a difference in the call (:mod:`.calls`), once a
