@@ -298,6 +298,12 @@ def _print_summary(result: dict[str, Any]) -> None:
                                "failed": "a failure (below)"}.get(
                                    str(result["ended"]), safe.text(result["ended"])))
     t.add_row("divergent inputs", f"{result['divergent_inputs']:,}")
+    calls = result.get("call_checks") or {}
+    if calls:  # the checks of the call (engine/calls.py)
+        asked = calls.get("asked") or {}
+        t.add_row("checks of the call", "off ($UTF8FUZZ_CALL_EVERY=0)" if not calls["every"]
+                  else f"history {asked.get('history', 0):,}, placed "
+                       f"{asked.get('placed', 0):,} (one input in {calls['every']})")
     t.add_row("new findings", f"{len(result['new_findings'])} (from {len(result['new'])} new "
               "signatures; the others add evidence to findings already in the corpus)")
     if result.get("known"):

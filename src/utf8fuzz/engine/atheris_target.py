@@ -415,7 +415,9 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
             with open(log, "a", encoding="utf-8") as f:
                 f.write(json.dumps({"stats": {
                     "pid": os.getpid(), "executions": finder.executions,
-                    "divergent_inputs": finder.divergent_inputs}}) + "\n")
+                    "divergent_inputs": finder.divergent_inputs,
+                    "calls": dict(finder.calls.asked) if finder.calls is not None else {},
+                }}) + "\n")
 
     executions = 0
 

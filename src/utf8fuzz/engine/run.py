@@ -88,6 +88,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -129,6 +130,8 @@ class Progress:
 
     executions: dict[str, int] = field(default_factory=dict)
     divergent: dict[str, int] = field(default_factory=dict)
+    #: checks of the call made (engine/calls.py), by engine process, then by check
+    calls: dict[str, dict[str, int]] = field(default_factory=dict)
     new: list[dict[str, Any]] = field(default_factory=list)
     #: signatures met once that a full run of the same input did not show again
     unreproduced: list[dict[str, Any]] = field(default_factory=list)
@@ -530,6 +533,7 @@ def _worker_main(conn: Connection, decoders: Sequence[Decoder], corpus: Path | N
                               replay_seeds=replay_seeds, full_every=full_every, inflight=held,
                               exclude=exclude, died=died, runs=runs, seed=seed)
         held.close()
+        conn.send(("calls", dict(f.calls.asked) if f.calls is not None else {}))
         conn.send(("done", "runs" if runs is not None and f.examples >= runs else "time"))
     except BaseException as e:
         died(e)
@@ -595,6 +599,9 @@ def run_hypothesis(decoders: Sequence[Decoder], corpus: Path | None, control: Co
                         progress.executions[slot.key] = execs
                         progress.divergent[slot.key] = div
                     progress.add_new(new)
+                elif msg[0] == "calls":
+                    with progress.lock:
+                        progress.calls[slot.key] = msg[1]
                 else:
                     slot.said = msg
         except (EOFError, OSError):
@@ -730,6 +737,7 @@ class _FoundLog:
     def __init__(self, path: Path) -> None:
         self.path, self.offset = path, 0
         self.divergent: dict[int, int] = {}
+        self.calls: dict[int, dict[str, int]] = {}
         path.write_bytes(b"")
 
     def read(self, progress: Progress) -> None:
@@ -750,11 +758,18 @@ class _FoundLog:
             if isinstance(x, dict) and isinstance(x.get("stats"), dict):
                 st = x["stats"]
                 self.divergent[int(st.get("pid", 0))] = int(st.get("divergent_inputs", 0))
+                asked = st.get("calls")
+                if isinstance(asked, dict):
+                    self.calls[int(st.get("pid", 0))] = {
+                        str(k): v for k, v in asked.items() if type(v) is int}
             elif isinstance(x, dict) and "signature" in x:
                 items.append(x)
         progress.add_new(items)
         with progress.lock:
             progress.divergent["atheris"] = sum(self.divergent.values())
+            if self.calls:
+                progress.calls["atheris"] = dict(sum(map(Counter, self.calls.values()),
+                                                     Counter()))
 
 
 def _seed_dirs(corpus: Path, work: Work, exclude: set[bytes]) -> list[Path]:
@@ -1191,6 +1206,7 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
         divergent = sum(progress.divergent.values())
         failures, notes, crashes = list(progress.failures), list(progress.notes), \
             progress.crashes
+        calls_made = dict(progress.calls)
     new, accepted = split_known([as_saved(x) for x in new], known)
     return {
         "decoders": sorted(d.name for d in decoders),
@@ -1227,7 +1243,9 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
         "notes": notes,
         "corpus": str(corpus) if corpus else None,
         "corpus_size": len(corpus_mod.signature_ids(corpus)) if corpus else 0,
-        "call_checks": calls_plan(decoders),
+        # the checks of the call: which each decoder gets, and how many were made
+        "call_checks": {**calls_plan(decoders), "asked": dict(sorted(sum(
+            map(Counter, calls_made.values()), Counter()).items()))},
         **(extra or {}),
     }
 
