@@ -89,3 +89,8 @@ def aligned_only(data: bytes) -> str:
 def strict(data: bytes) -> str:
     """The correct twin of ``reads_past`` and ``aligned_only``; takes views too."""
     return _utf8(data)
+
+
+def bytes_only(data: bytes) -> str:
+    """A correct ``bytes -> str`` that takes only bytes (a view has no ``decode``)."""
+    return data.decode("utf-8")

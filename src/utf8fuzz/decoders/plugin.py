@@ -154,6 +154,10 @@ PROBE = b"\xff"
 NO_MODE = 0xFF
 #: Or'ed into a mode's request byte: that mode's one-shot sibling (``incremental``).
 ONESHOT = 0x80
+#: The request byte of a placed call (:meth:`IsolatedDecoder.run_placed`): its two
+#: inputs are :data:`_PLACED` (the mode byte, offset, total, guard), then the input.
+PLACED = 0xFE
+_PLACED = struct.Struct("<BIIB")
 
 
 def mode_word(i: int) -> str:
@@ -898,6 +902,31 @@ class IsolatedDecoder(Decoder):
                            if out.provenance else self._versions)
         return out
 
+    #: False once the worker said its decoder takes only bytes (it answered None).
+    _placed: bool | None = None
+
+    def run_placed(self, data: bytes, offset: int, total: int, guard: int) -> Outcome | None:
+        """The plug-in's :meth:`~Decoder.run_placed`, asked in its worker (one
+        :data:`PLACED` request); None when it takes only bytes."""
+        if self._placed is False:
+            return None
+        request = pack_batch(PLACED, [_PLACED.pack(self.mode, offset, total, guard), data])
+        try:
+            answer = self.worker.request(request)
+        except WorkerUnavailable as e:
+            return Outcome.failure(len(data), "crash", str(e), self.versions())
+        if isinstance(answer, Failure):
+            return Outcome.failure(len(data), answer.status, answer.detail, self.versions())
+        got = _answers(answer, [data])
+        if isinstance(got, str) or len(got) != 1:
+            return Outcome.failure(len(data), "crash", f"garbage reply from {self.name} "
+                                   f"worker: {safe.text(got, 200)}", self.versions())
+        if got[0] is None:
+            self._placed = False
+            return None
+        self._placed = True
+        return self._outcome(data, got[0])
+
     def close(self) -> None:
         self.worker.close()  # shared by a codec's modes: the next use restarts it
 
@@ -934,17 +963,37 @@ def worker_main() -> None:
         if len(head) < 4:
             return
         mode, inputs = unpack_batch(inp.read(int.from_bytes(head, "little")))
-        dec = by_mode.get(mode)
-        answers = [_answer(dec, data, own.get(mode)) for data in inputs]
+        if mode == PLACED and len(inputs) == 2 and len(inputs[0]) == _PLACED.size:
+            mode, offset, total, guard = _PLACED.unpack(inputs[0])
+            answers: list[Any] = [_answer_placed(by_mode.get(mode), inputs[1], offset, total,
+                                                 guard, own.get(mode))]
+        else:
+            dec = by_mode.get(mode)
+            answers = [_answer(dec, data, own.get(mode)) for data in inputs]
         out.write(frame(json.dumps(answers).encode()))
 
 
-def _answer(dec: Decoder | None, data: bytes, own: dict[str, str] | None) -> dict[str, Any]:
-    """The worker's answer for one input: its outcome as JSON, without the decoder's
-    own provenance (``own``: the harness knows it)."""
+def _answer_placed(dec: Decoder | None, data: bytes, offset: int, total: int, guard: int,
+                   own: dict[str, str] | None) -> dict[str, Any] | None:
+    """The worker's answer to a placed call: ``dec.run_placed`` as :func:`_answer`
+    gives an outcome (what it raises a crash), None when it takes only bytes."""
+    if dec is None:
+        return _answer(dec, data, own)
+    try:
+        o = dec.run_placed(data, offset, total, guard)
+    except BaseException as e:  # any failure of the decoder is data, as decode() says
+        reraise_interrupt(e)
+        o = dec.crash(data, e)
+    return None if o is None else _answer(dec, data, own, o)
+
+
+def _answer(dec: Decoder | None, data: bytes, own: dict[str, str] | None,
+            o: Outcome | None = None) -> dict[str, Any]:
+    """The worker's answer for one input: its outcome (``o``, else decoded now) as
+    JSON, without the decoder's own provenance (``own``: the harness knows it)."""
     if dec is None:
         o = Outcome.failure(len(data), "crash", "the worker has no decoder for this mode")
-    else:
+    elif o is None:
         o = dec.decode(data)
     big = oversized(o, len(data))
     if big is not None:  # not encoded: its JSON could be larger than the harness reads
