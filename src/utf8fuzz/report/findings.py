@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import utf8fuzz
 from utf8fuzz import safe
 from utf8fuzz.engine import explain as engine_explain
+from utf8fuzz.engine.calls import TITLES as CALL_TITLES
 from utf8fuzz.engine.explain import SEVERITIES, Explanation, explain, group
 from utf8fuzz.outcome import VIEWS
 
@@ -222,6 +223,8 @@ def title_of(rule: str, pattern: str, profile: str, policy: str) -> str:
     as recorded (escape to show)."""
     if rule in _FIXED:
         return _FIXED[rule]
+    if rule in CALL_TITLES:  # a difference in the call (engine/calls.py): its class
+        return CALL_TITLES[rule]
     head, _, rest = rule.partition(":")
     if head == "policy" and rest in _POLICY_WORDS:
         return f"cuts errors {_POLICY_WORDS[rest]} where it claims {policy}"
