@@ -63,6 +63,7 @@ def test_planted_found_once(spec: str, klass: str, tmp_path: Path) -> None:
     entry = corpus.load_entry(new.path)
     verdict = replay.check(entry, d.name, [d])
     assert verdict.status == "open", verdict.message
+    assert replay.reproduces(entry, [d]) is True  # corpus prune keeps it
     # ... and a correct decoder under its name would be fixed
     twin = plugin.load(PLANTED + ("valid+validator" if "validator" in spec else "strict")
                        + "+inprocess")
