@@ -66,7 +66,7 @@ TITLES: dict[str, str] = {
 #: The checks, by the word ``utf8fuzz decoders`` and the run summary use.
 CHECKS: tuple[str, ...] = ("history", "placed")
 
-CHECK_EVERY = 256
+CHECK_EVERY = 512
 CHECK_EVERY_ENV = "UTF8FUZZ_CALL_EVERY"
 OUT_OF_PROCESS_FACTOR = 8
 #: Guard bytes: continuation bytes first (a read past the end completes a sequence
@@ -398,14 +398,16 @@ class CallChecks:
             declined = self.declined.get(name, ())
             if len(declined) == len(CHECKS) or (is_out_of_process(d) and not slow):
                 continue
-            fresh = settled(d, data)
+            # unsettled here (a call or two fewer per decoder): a hit is confirmed
+            # by holds(), which settles each question
+            fresh = checked(d.decode(data), len(data))
             if fresh.status == "crash" and len(data) <= MENU_BYTES:
                 self.menu.raised[name] = data
             for call in (Call(self.menu.history(d, h)),
                          Call(placement=placement(h >> 3, data))):
                 if call.check in declined:
                     continue
-                answer = ask_settled(d, call, data)
+                answer = ask(d, call, data)
                 if answer is None:  # cannot be asked so: not again
                     self.declined.setdefault(name, set()).add(call.check)
                     continue
