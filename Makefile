@@ -122,8 +122,8 @@ asan-test: setup
 	  tests/decoders/test_c_glue_out_of_memory.py tests/decoders/test_cpython.py \
 	  tests/decoders/test_tiling.py tests/profiles/test_walk.py tests/engine/test_judge.py \
 	  tests/engine/test_screening_loop.py \
-	  tests/engine/test_coverage.py::test_feed_walk_is_the_loop_over_feature_ids \
-	  tests/engine/test_coverage.py::test_two_coverages_fed_by_one_walker_keep_their_own_counters
+	  tests/loop/test_coverage.py::test_feed_walk_is_the_loop_over_feature_ids \
+	  tests/loop/test_coverage.py::test_two_coverages_fed_by_one_walker_keep_their_own_counters
 
 # The fuzz loop's executions per CPU-second on a fixed input stream, and with
 # valgrind installed its instructions per input (docs/performance.md, "How to

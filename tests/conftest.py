@@ -25,7 +25,7 @@ import pytest
 
 #: Imports (module names, or their prefixes) that mark a test module ``processes``.
 STARTS_PROCESSES = ("subprocess", "multiprocessing", "tests.cli.hostile", "tests.engine.fuzz_runs",
-                    "utf8fuzz.engine.run", "utf8fuzz.decoders.peers.build", "utf8fuzz.cli",
+                    "utf8fuzz.loop.run", "utf8fuzz.decoders.peers.build", "utf8fuzz.cli",
                     "utf8fuzz.decoders._subprocess")
 
 #: Set by ``make check``: a test that starts a process anyway is skipped.

@@ -14,8 +14,8 @@ from tests.engine.planted import planted_c080
 from utf8fuzz import decoders
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine.corpus import load
-from utf8fuzz.engine.finder import Finder
 from utf8fuzz.engine.signature import signature_id
+from utf8fuzz.loop.finder import Finder
 from utf8fuzz.outcome import Outcome
 
 ROOT = Path(__file__).resolve().parents[1]

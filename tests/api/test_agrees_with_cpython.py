@@ -8,6 +8,7 @@ and as Hypothesis properties over arbitrary and near-valid bytes.
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,7 @@ def ours(data: bytes) -> tuple[list[int], tuple[int, int] | None, str | None]:
     return out.codepoints(), out.first_error, out.view("reason")
 
 
+@pytest.mark.exhaustive
 def test_every_one_and_two_byte_input() -> None:
     for a in range(256):
         assert ours(bytes([a])) == cpython(bytes([a]))
@@ -37,6 +39,7 @@ def test_every_one_and_two_byte_input() -> None:
             assert ours(d) == cpython(d), d.hex()
 
 
+@pytest.mark.exhaustive
 def test_every_lead_with_every_second_byte_and_sampled_tails() -> None:
     rng = random.Random(2279)  # fixed: the sample is the same on every run
     tails = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xF4, 0xFF]
@@ -63,6 +66,7 @@ _chunk = st.one_of(
 )
 
 
+@pytest.mark.exhaustive
 @settings(max_examples=500)
 @given(st.lists(_chunk, max_size=24).map(b"".join))
 def test_near_valid_bytes(data: bytes) -> None:

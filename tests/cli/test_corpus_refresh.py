@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from tests.engine.planted import Planted, planted_c080
-from utf8fuzz.engine.finder import Finder
+from utf8fuzz.loop.finder import Finder
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,7 +1,7 @@
 """``utf8fuzz fuzz --json``: exactly one JSON document on stdout on the exit paths
 before any fuzzing (a usage error; the atheris engine asked for where Atheris is
 missing), and without Atheris the default engines run Hypothesis alone after one
-line saying so. (The summary's paths, 0, 1, 3 and 130: tests/engine/test_run_honesty.py.)"""
+line saying so. (The summary's paths, 0, 1, 3 and 130: tests/loop/test_run_honesty.py.)"""
 
 from __future__ import annotations
 

@@ -57,7 +57,7 @@ def test_init_writes_the_corpus_replay_workflows_and_clusterfuzzlite(tmp_path: P
     (call,) = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
                and getattr(n.func, "attr", None) == "setdefault"]
     assert ast.literal_eval(call.args[1].args[0]) == [spec]
-    assert "from utf8fuzz.engine.targets.differential import run" in target
+    assert "from utf8fuzz.loop.targets.differential import run" in target
     # a second run finds everything in place
     again = run("init", "--decoder", spec, "--time", "600", cwd=tmp_path)
     assert again.returncode == 0

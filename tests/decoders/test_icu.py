@@ -296,6 +296,7 @@ def _reports(draw: st.DrawFn) -> tuple[bytes, list[int], list[tuple[int, int, st
     return data, cps, list(events), cesu8
 
 
+@pytest.mark.exhaustive
 @settings(max_examples=500, deadline=None, database=None)
 @given(_reports())
 def test_the_c_tiling_walk_equals_tile(report):

@@ -238,6 +238,7 @@ def test_the_decoders_with_whole_views_besides_their_screen():
     assert sorted(d.name for d in WHOLE_VIEWS) == ["fast:corrected", "fast:unicode"]
 
 
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("d", WHOLE_VIEWS, ids=lambda d: d.name)
 def test_whole_views_are_the_whole_full_outcome(d):
     # the same check as a screen that says screen_is_whole, on arbitrary bytes, and

@@ -205,6 +205,28 @@ def test_workers_die_with_a_killed_harness(kind: str, tmp_path: Path) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_worker_outlives_the_thread_that_started_it() -> None:
+    # PR_SET_PDEATHSIG fires when the forking thread ends: a worker a short-lived
+    # thread started (a pool's, a test's) must still be the one that answers after.
+    import threading
+
+    (dec,) = plugin.load_all("tests.engine.planted:accepts_c080")
+    try:
+        t = threading.Thread(target=lambda: dec.decode(b"x"))
+        t.start()
+        t.join()
+        assert dec.worker.proc is not None
+        pid = dec.worker.proc.pid
+        deadline = time.monotonic() + 2  # a killed worker is reaped well within this
+        while time.monotonic() < deadline and dec.worker.proc.poll() is None:
+            time.sleep(0.05)
+        assert dec.worker.proc.poll() is None and _alive(pid)
+        assert dec.decode(b"y").ok and dec.worker.restarts == 0 and dec.worker.proc.pid == pid
+    finally:
+        dec.close()
+
+
 def _libasan() -> str | None:
     try:
         path = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,

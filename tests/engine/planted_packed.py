@@ -1,4 +1,4 @@
-"""A planted bug for tests/engine/test_oss_fuzz_build.py, packed into a fuzz target by
+"""A planted bug for tests/loop/test_oss_fuzz_build.py, packed into a fuzz target by
 PyInstaller (``--hidden-import tests.engine.planted_packed``) and named to it with
 ``UTF8FUZZ_DECODERS``.
 

@@ -13,7 +13,7 @@ from utf8fuzz.decoders import resolve
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.classify import Judge
 from utf8fuzz.engine.differ import Differ
-from utf8fuzz.engine.finder import Finder, NewSignature
+from utf8fuzz.loop.finder import Finder, NewSignature
 
 PLANTED = "tests.engine.planted_blame:"
 
@@ -116,3 +116,24 @@ def test_an_extra_output_beside_a_kept_replacement_is_not_acceptance() -> None:
     data = bytes.fromhex("C0")
     judge = Judge(data, ref.walk(data), ref)
     assert judge._replace((0x30, 0xFFFD))[0] == "different-replacement"
+
+
+def test_another_cause_under_a_saved_signature_is_saved_as_its_own_entry(tmp_path) -> None:
+    # The two causes at incomplete-4-byte-sequence above, fuzzed into a corpus: each
+    # keeps its own evidence there (the report and the next run read the corpus), the
+    # second under the signature's id and its finding's, and both load as entries.
+    from utf8fuzz.engine import corpus
+    from utf8fuzz.engine.signature import Signature
+    from utf8fuzz.triage.group import entry_findings, finding_ids
+
+    finder = Finder(resolve(PLANTED + "per_byte_loses_lead3+text+inprocess"), tmp_path,
+                    "test", tally=False, full_every=1)
+    for x in (bytes.fromhex("F0 90 41"), bytes.fromhex("41 F0 E2 82 AC 41")):
+        finder.consider(x)
+    run_ids = {s.finding["id"] for s in finder.found}
+    entries, problems = corpus.load(tmp_path)
+    assert not problems and len(run_ids) == 2
+    assert finding_ids(tmp_path) == run_ids
+    assert {f["rule"] for e in entries for f in entry_findings(e)} >= {"policy:per-byte"}
+    assert len({e.signature for e in entries}) == 1 and len(entries) == 2
+    assert corpus.signature_ids(tmp_path) == {Signature.parse(entries[0].signature).id}

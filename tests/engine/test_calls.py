@@ -15,7 +15,7 @@ from utf8fuzz import decoders as registry
 from utf8fuzz.decoders import plugin
 from utf8fuzz.decoders.base import Decoder, placed
 from utf8fuzz.engine import calls, corpus, replay
-from utf8fuzz.engine.finder import Finder
+from utf8fuzz.loop.finder import Finder
 
 PLANTED = "tests.engine.planted_calls:"
 #: Pieces inputs are made of: characters of each length, sequences the end cuts

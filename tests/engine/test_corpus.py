@@ -4,7 +4,7 @@ import multiprocessing as mp
 from tests.engine import handmade
 from tests.engine.planted import planted_c080, planted_truncated4
 from utf8fuzz.engine import corpus, replay
-from utf8fuzz.engine.finder import Finder
+from utf8fuzz.loop.finder import Finder
 
 
 def find(tmp_path, decoder, data):
@@ -32,6 +32,25 @@ def test_same_signature_is_one_entry_and_only_a_shorter_input_replaces_it(tmp_pa
     _path, changed = corpus.save(tmp_path, side, b"A\xc0\x80")
     assert not changed
     assert len(list((tmp_path / "entries").glob("*.json"))) == 1
+
+
+def test_another_cause_is_its_own_entry_named_by_its_finding(tmp_path):
+    # Another cause under a saved signature: entries/<signature id>_<finding id>.json,
+    # beside the first; a file whose name claims another finding than its sidecar
+    # records does not load (hostile: a renamed sidecar is one named problem).
+    f = find(tmp_path, planted_c080(), b"\xc0\x80")
+    side = dict(f.found[0].sidecar)
+    side["finding"] = {**side["finding"], "id": "0123456789abcdef", "rule": "other"}
+    path, changed = corpus.save(tmp_path, side, b"\xc0\x80", cause=True)
+    assert changed and path.name == f"{f.found[0].path.stem}_0123456789abcdef.json"
+    entries, problems = corpus.load(tmp_path)
+    assert len(entries) == 2 and not problems
+    assert corpus.signature_ids(tmp_path) == {f.found[0].path.stem}
+    wrong = path.with_name(f"{f.found[0].path.stem}_fedcba9876543210.json")
+    path.rename(wrong)
+    entries, problems = corpus.load(tmp_path)
+    assert len(entries) == 1 and [p.path for p in problems] == [wrong]
+    assert "does not match its signature" in problems[0].message
 
 
 def test_corrupt_sidecar_is_reported_by_path_and_others_still_load(tmp_path):

@@ -98,6 +98,7 @@ def check(data: bytes, key: tuple[str, str], seen: dict[str, Any],
     return got
 
 
+@pytest.mark.exhaustive
 @given(st.one_of(u8.inputs(), st.binary(max_size=24)), st.sampled_from(KEYS),
        st.sampled_from(ORDERS), st.data())
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -167,6 +168,7 @@ def _inputs() -> list[bytes]:
     return sorted(p.read_bytes() for p in SEEDS.iterdir() if p.is_file())
 
 
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("full_every", [1, 4])
 def test_a_differ_judging_in_c_reports_what_one_judging_in_python_does(
         monkeypatch: pytest.MonkeyPatch, full_every: int) -> None:

@@ -7,7 +7,7 @@ from tests.engine.planted import Planted, accepts_c080, planted_c080
 from utf8fuzz import decoders
 from utf8fuzz.engine import replay
 from utf8fuzz.engine.corpus import load
-from utf8fuzz.engine.finder import Finder
+from utf8fuzz.loop.finder import Finder
 
 
 def utf8_replace(b):

@@ -16,9 +16,9 @@ from utf8fuzz import strategies as u8
 from utf8fuzz.cli import main
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine.differ import Differ
-from utf8fuzz.engine.finder import FULL_EVERY, FULL_EVERY_ENV, Finder, full_every_default
-from utf8fuzz.engine.run import fuzz
 from utf8fuzz.engine.screening import screen_of
+from utf8fuzz.loop.finder import FULL_EVERY, FULL_EVERY_ENV, Finder, full_every_default
+from utf8fuzz.loop.run import fuzz
 from utf8fuzz.outcome import Outcome
 
 SEEDS = Path(__file__).resolve().parents[2] / "corpus" / "seeds"

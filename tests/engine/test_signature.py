@@ -61,7 +61,7 @@ def test_crash_features_name_the_kind_of_crash_not_the_decoder() -> None:
     assert feature("garbage reply from exec:client: id 4, expected 3") == "garbage-reply"
     assert feature("exec:client:strict failed: bad state") == "failed"
     assert feature("oom: plugin:m:f worker ran out of memory") == "oom"
-    # an in-process decoder re-run in a fork (engine/recover.py)
+    # an in-process decoder re-run in a fork (loop/recover.py)
     assert feature("SIGABRT: the decoder's process was killed by signal 6") == "SIGABRT"
     assert feature("exit-3: the decoder's process exited with status 3") == "exit-3"
     # an exception's message cannot pose as a death

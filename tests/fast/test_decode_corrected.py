@@ -99,6 +99,7 @@ def test_handlers() -> None:
         fast.decode_corrected("text")  # type: ignore[arg-type]
 
 
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("path", path_params())
 def test_large_input(path: str) -> None:
     text, data = _large()

@@ -15,7 +15,7 @@ import pytest
 
 from tests.engine import handmade
 from utf8fuzz.engine import corpus, replay
-from utf8fuzz.engine.migrate import migrate
+from utf8fuzz.loop.migrate import migrate
 from utf8fuzz.outcome import Outcome
 
 LONG, SHORT = b"\xc0\x80\x41\x41", b"\xc0\x80"

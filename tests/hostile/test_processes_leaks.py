@@ -22,7 +22,7 @@ from tests.hostile.processes_common import (
     client,
     fuzz_runs,
 )
-from utf8fuzz.engine.run import atheris_available
+from utf8fuzz.loop.run import atheris_available
 
 
 def utf8fuzz(*args: str) -> subprocess.CompletedProcess[str]:

@@ -184,7 +184,7 @@ def test_two_threads_on_one_worker_each_get_their_own_outcomes() -> None:
                 wrong.append(f"{tag!r} {k}")
 
     try:
-        # started here: a worker dies with the thread that started it (PR_SET_PDEATHSIG)
+        # started here, before the threads share it
         assert dec.decode(b"x").ok
         threads = [threading.Thread(target=use, args=(t,)) for t in (b"one", b"two")]
         for t in threads:

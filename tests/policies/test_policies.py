@@ -131,6 +131,7 @@ def merged_runs(tokens: list[Token]) -> list[tuple[str, int | None, int, int]]:
     return out
 
 
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("name", list(REGISTRY))
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from tests import nomemory
 from utf8fuzz import strategies
 from utf8fuzz.decoders.reference import Reference
-from utf8fuzz.engine.coverage import TableCoverage
+from utf8fuzz.loop.coverage import TableCoverage
 from utf8fuzz.outcome import VIEWS, Outcome, Token, pack_tokens
 from utf8fuzz.policies import POLICIES, decode_tokens
 from utf8fuzz.profiles import REGISTRY, walk
@@ -223,6 +223,7 @@ def test_corpus(name: str, policy: str) -> None:
         check(REGISTRY[name], policy, f.read_bytes())
 
 
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("name", list(REGISTRY))
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
@@ -273,6 +274,7 @@ def test_surrogate_pair_rows_take_their_value_function(name: str) -> None:
             check(p, pol, blob[6 : 6 + cut] + b"A" + blob[:3])
 
 
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("name", ["cesu8", "mutf8"])
 def test_the_pair_value_in_c_is_pair_value_on_every_sequence_of_the_row(name: str) -> None:
     p = REGISTRY[name]

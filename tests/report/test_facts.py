@@ -8,11 +8,11 @@ from pathlib import Path
 from tests.engine.planted import planted_c080
 from tests.report.builder import cpython_decoders, write_corpus
 from utf8fuzz import safe
-from utf8fuzz.engine.known import load as load_known
 from utf8fuzz.report import render_all
 from utf8fuzz.report.analyze import analyze
 from utf8fuzz.report.facts import Code, Fact, Hex, Text, entry_facts
 from utf8fuzz.report.load import load_corpus
+from utf8fuzz.triage.known import load as load_known
 
 NON_SHORTEST = b"A\xc0\x80B"  # C0 80: a non-shortest form of U+0000 (Table 3.1B)
 

@@ -19,12 +19,14 @@ from tests.report.builder import (
 )
 from utf8fuzz import safe
 from utf8fuzz.decoders.base import Decoder
-from utf8fuzz.engine.explain import SEVERITIES, candidates, finding_id
+from utf8fuzz.engine.signature import SEVERITIES
 from utf8fuzz.outcome import Outcome
 from utf8fuzz.report import render_all
 from utf8fuzz.report.analyze import Report, analyze
 from utf8fuzz.report.findings import Finding, headline, modes, title_of
 from utf8fuzz.report.load import load_corpus
+from utf8fuzz.triage.explain import candidates
+from utf8fuzz.triage.group import finding_id
 
 # Two inputs where the per-byte policy cuts differently from maximal subparts, at two
 # different features (a truncated 3-byte and a truncated 4-byte sequence): two
@@ -178,7 +180,7 @@ def test_an_entry_shows_its_finding_and_a_streaming_decoders_chunks(tmp_path: Pa
     # decoders/chunks.py's rule: a chunk led by F2 is 1 + (0xF2 & 3) = 3 bytes.
     from tests.engine.planted_streaming import TRIGGER
     from utf8fuzz.decoders import resolve
-    from utf8fuzz.engine.finder import Finder
+    from utf8fuzz.loop.finder import Finder
 
     decs = resolve("tests.engine.planted_streaming:LosesSplitFourByte+incremental+replace"
                    "+inprocess")

@@ -10,11 +10,11 @@ import json
 from pathlib import Path
 
 from tests.report.builder import QuotesInputInCrash, cpython_decoders, write_corpus
-from utf8fuzz.engine import policy_tally as pt
 from utf8fuzz.policies import POLICIES
 from utf8fuzz.report import render_all
 from utf8fuzz.report.fingerprint import fingerprints, policy_fingerprints
 from utf8fuzz.report.load import Corpus, load_corpus
+from utf8fuzz.triage import policy_tally as pt
 
 
 def by_name(corpus: Corpus):  # type: ignore[no-untyped-def]

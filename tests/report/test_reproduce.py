@@ -77,3 +77,21 @@ def test_hostile_names_stay_ascii(corpus_dir: Path) -> None:
     for e in load_corpus(corpus_dir).entries:
         for text in (diff_command(e), pytest_body(e, "\u202e\x1b[2J")):
             assert all(ch == "\n" or 0x20 <= ord(ch) < 0x7F for ch in text)
+
+
+def test_a_reproduction_that_loads_code_the_corpus_names_says_so(plugin_entry) -> None:  # type: ignore[no-untyped-def]
+    # A sidecar is hostile: its recorded spec (a plug-in module, an exec: program) is
+    # what the command and the test would load. The report says so beside them; an
+    # entry of built-in decoders alone needs no such word.
+    from utf8fuzz.report import markdown
+    from utf8fuzz.report.analyze import analyze
+    from utf8fuzz.report.reproduce import WARNING, recorded_code
+
+    assert recorded_code(plugin_entry) == [PLUGIN + "+inprocess"]
+    assert WARNING in pytest_body(plugin_entry)
+    # the committed corpus: built-in decoders only
+    builtin = load_corpus(Path(__file__).resolve().parents[2] / "corpus").entries
+    assert builtin and all(recorded_code(e) == [] and WARNING not in pytest_body(e)
+                           for e in builtin)
+    text = markdown.render(analyze(load_corpus(plugin_entry.path.parents[1]), "2026-11-28"))
+    assert f"Reproduce ({WARNING}):" in text

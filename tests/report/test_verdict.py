@@ -16,7 +16,8 @@ from tests.report.conftest import entry_for
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.outcome import Outcome
 from utf8fuzz.report.load import Corpus, load_corpus
-from utf8fuzz.report.verdict import clause_at, judge, judge_entry
+from utf8fuzz.report.verdict import judge, judge_entry
+from utf8fuzz.triage.clauses import clause_at
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@ rules to (tests/triage/planted), a right triage reports one finding per planted 
 that the shape can show, and none for a correct decoder.
 
 A small subset of the table, in-process: each decoder (``+inprocess``) meets one
-fixed list of inputs through the engine's :class:`~utf8fuzz.engine.finder.Finder`
+fixed list of inputs through the engine's :class:`~utf8fuzz.loop.finder.Finder`
 (tests/triage/planted/inprocess.py), and its findings are the distinct finding ids of
 what it saved, as ``utf8fuzz fuzz`` counts them. The inputs are a seeded draw of
 pieces that show every planted bug, the same on every run: no fuzzer's luck. The

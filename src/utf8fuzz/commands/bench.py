@@ -11,7 +11,7 @@ of ``Finder.queue`` on a fixed input stream, and with ``--callgrind`` instructio
 per input; beside it a stream of long inputs (``--long-inputs``, 0 for none):
 executions and bytes per CPU-second, and the loop's peak RSS growth over it;
 ``--compare SRC`` runs another source tree in interleaved pairs (see
-:mod:`utf8fuzz.engine.loop_bench` and docs/performance.md).
+:mod:`utf8fuzz.loop.loop_bench` and docs/performance.md).
 
 ``utf8fuzz bench --exec CMD`` measures an exec client (docs/protocol.md), and
 ``utf8fuzz bench --plugin SPEC`` a plug-in in its worker process: 64-byte inputs per
@@ -40,7 +40,7 @@ HELP = ("time the fast path against CPython's bytes.decode (MB/s and ratios per 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from utf8fuzz.bench import SIZES, TARGETS
-    from utf8fuzz.engine import loop_bench
+    from utf8fuzz.loop import loop_bench
 
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--class", dest="classes", action="append", metavar="C", default=[],
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _loop(args: argparse.Namespace) -> int:
-    from utf8fuzz.engine import loop_bench
+    from utf8fuzz.loop import loop_bench
 
     if args.classes or args.sizes or args.path:
         raise UsageError("--class, --size and --path are for the fast path bench, not --loop")

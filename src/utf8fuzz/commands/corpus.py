@@ -3,7 +3,7 @@ refresh or migrate.
 
 Each bad sidecar is reported by its path with the reason, one per line; the others
 are counted as good. Exit 0 when every entry is good, 1 when any is bad; ``check``
-also reads ``known.toml`` (:mod:`utf8fuzz.engine.known`), and one it cannot use is
+also reads ``known.toml`` (:mod:`utf8fuzz.triage.known`), and one it cannot use is
 one line and exit 2.
 ``corpus list`` prints one line per entry (signature, size, engine, date).
 ``corpus prune`` removes the entries whose signature the current engine no longer
@@ -23,7 +23,7 @@ meets the expectation of its open finding (``--dry-run`` only lists them; see
 :mod:`utf8fuzz.engine.replay`).
 
 ``corpus migrate`` rewrites entries of an older sidecar format in the current one
-(:mod:`utf8fuzz.engine.migrate`: format 1's several-decoder signatures become one
+(:mod:`utf8fuzz.loop.migrate`: format 1's several-decoder signatures become one
 entry per decoder, each with its finding), and explains again the entries whose
 finding older explanation rules made; ``--dry-run`` only lists them.
 """
@@ -73,7 +73,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from utf8fuzz import safe
-    from utf8fuzz.engine import corpus, known, replay
+    from utf8fuzz.engine import corpus, replay
+    from utf8fuzz.triage import known
 
     root = Path(args.dir)
     corpus.require_corpus(root)  # one line and exit 2, from the CLI
@@ -149,7 +150,7 @@ def _refresh(root: Path, args: argparse.Namespace) -> int:
 
 def _migrate(root: Path, args: argparse.Namespace) -> int:
     from utf8fuzz import safe
-    from utf8fuzz.engine.migrate import migrate
+    from utf8fuzz.loop.migrate import migrate
 
     t = safe.text
     done = migrate(root, dry_run=args.dry_run, extra=_given(args.decoder))

@@ -1,6 +1,6 @@
 """``utf8fuzz fuzz``: find inputs on which decoders disagree, and keep them.
 
-Runs the chosen engine(s) (:mod:`utf8fuzz.engine.run`) against the selected decoders
+Runs the chosen engine(s) (:mod:`utf8fuzz.loop.run`) against the selected decoders
 (default: every available decoder; the references are the oracle, never under
 test). Each new signature is minimized and saved to the corpus; a decoder that kills
 the process running it (a segfault, an abort, ``SystemExit``) is a ``crash`` entry,
@@ -45,8 +45,8 @@ from utf8fuzz.commands._common import add_decoder_arguments, select_decoders
 from utf8fuzz.errors import UsageError
 
 if TYPE_CHECKING:
-    from utf8fuzz.engine.known import Known
-    from utf8fuzz.engine.run import Progress
+    from utf8fuzz.loop.run import Progress
+    from utf8fuzz.triage.known import Known
 
 HELP = "fuzz decoders against the references; save minimized divergences to the corpus"
 
@@ -126,16 +126,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _json_error(message: str, status: int) -> None:
-    from utf8fuzz.engine.run import sigint_ignored
+    from utf8fuzz.loop.run import sigint_ignored
 
     with sigint_ignored():
         print(json.dumps({"error": safe.text(message), "exit": status}), flush=True)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from utf8fuzz.engine import known as known_mod
     from utf8fuzz.engine.corpus import entries_dir, inputs_dir
-    from utf8fuzz.engine.run import Progress, atheris_available, fuzz, sigint_ignored, summary
+    from utf8fuzz.loop.run import Progress, atheris_available, fuzz, sigint_ignored, summary
+    from utf8fuzz.triage import known as known_mod
 
     if args.time <= 0:
         raise UsageError("--time must be positive")
@@ -218,7 +218,7 @@ def _report(corpus: Path, out: Path, result: dict[str, Any]) -> str | None:
 
 def _progress_line(progress: Progress, known: Known | None = None) -> str:
     """The live line; signatures ``known`` accepts are counted apart from new ones."""
-    from utf8fuzz.engine.run import as_saved, split_known
+    from utf8fuzz.loop.run import as_saved, split_known
 
     el = max(1e-9, time.monotonic() - progress.started)
     n = progress.total

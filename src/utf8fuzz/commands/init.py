@@ -219,7 +219,7 @@ if [ -d {q_corpus}/entries ]; then
 fi
 compile_python_fuzzer .clusterfuzzlite/utf8fuzz_fuzzer.py --paths "$PWD" \\
   --collect-submodules utf8fuzz --collect-data utf8fuzz{hidden} ${{extra[@]+"${{extra[@]}}"}}
-python3 -c 'import shutil, sys, utf8fuzz.engine.targets as t
+python3 -c 'import shutil, sys, utf8fuzz.loop.targets as t
 shutil.copy(t.dictionary(), sys.argv[1])' "$OUT/utf8fuzz_fuzzer.dict"
 (cd {q_corpus}/seeds && zip -q "$OUT/utf8fuzz_fuzzer_seed_corpus.zip" *)
 """
@@ -236,10 +236,10 @@ diff --decoder SPEC HEX`` shows it.
 import json
 import os
 
-# The decoders it compares (utf8fuzz.engine.atheris_target: UTF8FUZZ_DECODERS).
+# The decoders it compares (utf8fuzz.loop.atheris_target: UTF8FUZZ_DECODERS).
 os.environ.setdefault("UTF8FUZZ_DECODERS", json.dumps({specs!r}))
 
-from utf8fuzz.engine.targets.differential import run  # noqa: E402
+from utf8fuzz.loop.targets.differential import run  # noqa: E402
 
 if __name__ == "__main__":
     run()

@@ -46,8 +46,9 @@ runs out of it gives a crash whose detail begins ``oom:`` (so its signature's
 feature is ``oom``): it said ``MemoryError`` or "out of memory" on stderr, or it
 died with a peak RSS near the limit. On Linux each worker gets ``PR_SET_PDEATHSIG``
 (SIGKILL), so it dies with the harness even when the harness is SIGKILLed
-mid-request. The signal follows the *thread* that started the worker: a worker
-started by a thread that then ends is killed, and simply restarted on next use.
+mid-request. The signal follows the *thread* that forked the worker, so every worker
+is forked by one thread that lives as long as the harness process (:func:`_spawn`):
+a worker started from a thread that then ends lives on.
 
 No leaked processes. Each worker is started in a session of its own, with
 ``$UTF8FUZZ_DECODER_PROCESS`` set to a tag of its own in its environment, which
@@ -86,7 +87,10 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from utf8fuzz import safe
+from utf8fuzz.outcome import Outcome
 
 _LEN = struct.Struct("<I")
 
@@ -152,6 +156,38 @@ class WorkerUnavailable(RuntimeError):
     """The worker could not start, or said in its ready frame that it cannot run."""
 
 
+A = TypeVar("A")
+
+
+def send_outcomes(inputs: Sequence[bytes], send: Callable[[], Callable[[], Sequence[A]]],
+                  read: Callable[[Sequence[A]], list[Outcome]], *, name: str,
+                  provenance: Callable[[], dict[str, str]]) -> Callable[[], list[Outcome]]:
+    """The ``send_many`` of a decoder whose worker answers ``inputs``: ``send()``
+    writes the requests now and returns the call that reads the answers; the call
+    returned here gives ``read(answers)``. A worker that cannot run (WorkerUnavailable
+    from either half) makes every input a ``crash`` whose detail, ``NAME cannot run:
+    why``, is escaped: the why may quote the worker's stderr."""
+    def unavailable(e: WorkerUnavailable) -> list[Outcome]:
+        detail = safe.text(f"{name} cannot run: {e}", 300)
+        prov = provenance()
+        return [Outcome.failure(len(d), "crash", detail, prov) for d in inputs]
+
+    try:
+        answers = send()
+    except WorkerUnavailable as e:
+        outs = unavailable(e)
+        return lambda: outs
+
+    def outcomes() -> list[Outcome]:
+        try:
+            got = answers()
+        except WorkerUnavailable as e:
+            return unavailable(e)
+        return read(got)
+
+    return outcomes
+
+
 def frame(payload: bytes) -> bytes:
     return _LEN.pack(len(payload)) + payload
 
@@ -215,6 +251,24 @@ def _child_setup(memory_mib: int) -> Callable[[], None]:
             setrlimit(rlimit_as, (limit, limit))
 
     return setup
+
+
+_spawner: tuple[int, Any] | None = None  # (pid, executor): forks do not inherit its thread
+_spawner_lock = threading.Lock()
+
+
+def _spawn(start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """``start()`` (a Popen) run on this process's spawner thread, which lives until
+    the process exits: ``PR_SET_PDEATHSIG`` fires when the forking *thread* ends, and
+    a caller's thread (a test's, a pool's) may end long before its worker should."""
+    global _spawner
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _spawner_lock:
+        if _spawner is None or _spawner[0] != os.getpid():
+            _spawner = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="utf8fuzz-spawn"))
+        pool = _spawner[1]
+    return pool.submit(start).result()
 
 
 _subreaper_pid = 0  # the process that made itself a subreaper (forks do not inherit it)
@@ -378,11 +432,11 @@ class Worker:
         self.tag = new_tag()
         env = {**(os.environ if self.env is None else self.env), TAG_ENV: self.tag}
         try:
-            self.proc = subprocess.Popen(
+            setup = _child_setup(self._limit_mib)
+            self.proc = _spawn(lambda: subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=env, start_new_session=True,
-                preexec_fn=_child_setup(self._limit_mib),
-            )
+                env=env, start_new_session=True, preexec_fn=setup,
+            ))
         except (OSError, subprocess.SubprocessError) as e:
             why = e.strerror if isinstance(e, OSError) and e.strerror else e
             raise WorkerUnavailable(f"cannot start {self.argv[0]}: {why}") from None

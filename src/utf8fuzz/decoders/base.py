@@ -156,6 +156,20 @@ def placed(data: bytes, offset: int, total: int, guard: int) -> memoryview:
     return memoryview(buf)[offset:offset + n]
 
 
+def family(decoder: str) -> str:
+    """The library behind a decoder name: the part before the first ``:``, except
+    for a user's decoders, each its own family without its mode (a plug-in's
+    ``plugin:m:f[:mode][:oneshot][@claim]``, an ``exec:NAME:mode[:stream][@claim]``
+    program): a streaming decoder and its one-shot sibling are one library."""
+    head, _, rest = decoder.partition(":")
+    if head in ("plugin", "exec"):
+        name = rest.split("@", 1)[0].removesuffix(":oneshot").removesuffix(":stream")
+        for mode in (":strict", ":replace", ":ignore", ":surrogateescape", ":validate"):
+            name = name.removesuffix(mode)
+        return f"{head}:{name}"
+    return head
+
+
 @dataclass(frozen=True)
 class Unavailable:
     """A decoder this machine cannot offer, and the one-line reason."""

@@ -119,6 +119,7 @@ from utf8fuzz.decoders._subprocess import (
     Worker,
     WorkerUnavailable,
     frame,
+    send_outcomes,
 )
 from utf8fuzz.decoders.base import (
     Decoder,
@@ -866,27 +867,19 @@ class IsolatedDecoder(Decoder):
         batch goes to the worker now; the call returned waits for its outcomes."""
         mode = self.mode
 
-        def failed(e: WorkerUnavailable) -> list[Outcome]:
-            return [Outcome.failure(len(d), "crash", str(e), self.versions()) for d in inputs]
-
-        try:
-            answers = self.worker.send_batch(inputs, lambda xs: pack_batch(mode, xs), _answers)
-        except WorkerUnavailable as e:
-            outs = failed(e)
-            return lambda: outs
-
-        def outcomes() -> list[Outcome]:
-            try:
-                got = answers()
-            except WorkerUnavailable as e:
-                return failed(e)
+        def read(got: Sequence[Any]) -> list[Outcome]:
             return [self._outcome(d, a) for d, a in zip(inputs, got, strict=False)]
 
-        return outcomes
+        return send_outcomes(
+            inputs,
+            lambda: self.worker.send_batch(inputs, lambda xs: pack_batch(mode, xs), _answers),
+            read, name=self.name, provenance=self.versions)
 
     def _outcome(self, data: bytes, answer: Any) -> Outcome:
         if isinstance(answer, Failure):
-            return Outcome.failure(len(data), answer.status, answer.detail, self.versions())
+            # a worker's death quotes its stderr: escaped, as every detail is
+            return Outcome.failure(len(data), answer.status, safe.text(answer.detail, 300),
+                                   self.versions())
         try:
             out = Outcome.from_json(answer)
         except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as e:

@@ -2,7 +2,7 @@
 sequences where decoders go wrong.
 
 One list, shared by the Hypothesis strategies (:mod:`utf8fuzz.strategies`), the
-Atheris custom mutator (:mod:`utf8fuzz.engine.mutator`), the libFuzzer dictionary
+Atheris custom mutator (:mod:`utf8fuzz.loop.mutator`), the libFuzzer dictionary
 (``fuzz/utf8.dict``) and the seeds (``corpus/seeds/``), so all engines know the same
 edges:
 

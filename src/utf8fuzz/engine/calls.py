@@ -43,9 +43,7 @@ from typing import Any
 
 from utf8fuzz.decoders.base import Decoder, reraise_interrupt
 from utf8fuzz.engine.minimize import minimize
-from utf8fuzz.engine.result import Result
 from utf8fuzz.engine.screening import is_out_of_process
-from utf8fuzz.engine.signature import Signature
 from utf8fuzz.outcome import VIEWS, Outcome, ViewUnavailable, checked
 
 HISTORY = "history-dependent"
@@ -461,52 +459,6 @@ def minimized(hit: Hit, seconds: float | None = None) -> tuple[bytes, Call]:
 def decoders_checked(decoders: Iterable[Decoder]) -> list[Decoder]:
     """The decoders the check stage asks: every judged one but the references."""
     return [d for d in decoders if not d.name.startswith("ref:")]
-
-
-def finding(hit_klass: str, family: str, data: bytes) -> dict[str, Any]:
-    """The finding of a call's difference: named by its class alone (one per decoder
-    and class), explained plainly; its pattern is its bytes."""
-    from utf8fuzz.engine.explain import RULES, finding_id
-
-    return {"id": finding_id(family, hit_klass), "family": family, "rule": hit_klass,
-            "explanation": TITLES[hit_klass], "severity": "non-conformance",
-            "pattern": data.hex(" ").upper(), "checked": 0, "rules": RULES}
-
-
-@dataclass(frozen=True)
-class _Divergence:
-    """What :func:`.corpus.build_sidecar` reads of a divergence."""
-
-    signature: Signature
-    reference: str
-    offset: int | None
-    view: str
-    detail: str
-
-
-def sidecar(result: Result, sig: Signature, d: Decoder, call: Call,
-            decoders: dict[str, Decoder], *, engine: str, original_size: int
-            ) -> dict[str, Any]:
-    """The corpus sidecar of a call's difference: every decoder's fresh outcome of
-    the (minimized) input, as for any entry (``result``: a full run of it), and
-    ``call``: how it was handed over, with ``d``'s answer so."""
-    from utf8fuzz.engine.corpus import build_sidecar
-
-    data = result.data
-    fresh = settled(d, data)
-    got = ask_settled(d, call, data) or fresh
-    div = _Divergence(sig, f"ref:{d.profile}:{d.policy}", None, "call",
-                      differs(fresh, got) or "answers as fresh now")
-    side = build_sidecar(result, div, decoders, engine=engine, original_size=original_size)
-    side["call"] = {**call.to_json(), "outcome": got.to_json()}
-    side["finding"] = finding(sig.klass, family_of(d.name), data)
-    return side
-
-
-def family_of(name: str) -> str:
-    from utf8fuzz.engine.explain import family
-
-    return family(name)
 
 
 def plan(decoders: Iterable[Decoder]) -> dict[str, Any]:

@@ -1,8 +1,9 @@
-"""The corpus: one entry per signature, written atomically, loaded tolerantly.
+"""The corpus: one entry per signature and cause, written atomically, loaded tolerantly.
 
 The format is documented in ``docs/corpus.md`` (the report generator reads it too).
-In short: ``entries/<sig-id>.json`` is the sidecar, ``inputs/<sha-id>.bin`` the
-minimized input, named by its content hash.
+In short: ``entries/<sig-id>.json`` is the sidecar (``entries/<sig-id>_<finding-id>.json``
+for another cause found under the same signature: :func:`entry_path`),
+``inputs/<sha-id>.bin`` the minimized input, named by its content hash.
 
 Concurrency. Fuzz workers (libFuzzer ``-jobs``/``-fork`` children, ``--jobs``
 processes) write into one corpus at once:
@@ -53,9 +54,7 @@ from typing import Any, get_args
 
 from utf8fuzz import __version__, safe
 from utf8fuzz.decoders.chunks import cuts
-from utf8fuzz.engine.explain import RULES, SEVERITIES, explain, family, finding_id
-from utf8fuzz.engine.generalize import render
-from utf8fuzz.engine.signature import Signature, signature_id
+from utf8fuzz.engine.signature import SEVERITIES, Signature, signature_id
 from utf8fuzz.outcome import VIEWS, Outcome, Status
 
 #: The sidecar format written. 2: a signature names one decoder, and the sidecar
@@ -453,7 +452,7 @@ def atomic_write(path: Path, payload: bytes) -> None:
 
 def _temporaries(corpus: Path) -> Iterator[tuple[Path, int | None]]:
     """Each ``.<name>.<pid>.<n>.tmp`` of :func:`atomic_write`, with its writer's pid."""
-    # the corpus root holds fingerprints.json (engine/policy_tally.py), written alike
+    # the corpus root holds fingerprints.json (triage/policy_tally.py), written alike
     for sub in (entries_dir(corpus), inputs_dir(corpus), corpus):
         if sub.is_dir():
             for p in sorted(sub.glob(".*.tmp")):
@@ -505,18 +504,42 @@ def now() -> str:
     return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def save(corpus: Path, sidecar: Mapping[str, Any], data: bytes) -> tuple[Path, bool]:
-    """Store one entry; returns its sidecar path and whether the corpus changed.
+_FINDING_ID = re.compile(r"[0-9a-f]{16}")
 
-    An existing entry for the signature is kept unless ``data`` is strictly shorter
+
+def entry_path(corpus: Path, sidecar: Mapping[str, Any], *, cause: bool = False) -> Path:
+    """Where the entry of ``sidecar`` lives: ``entries/<signature id>.json``, the
+    first cause found under its signature; with ``cause``, another cause under the
+    same signature, ``entries/<signature id>_<finding id>.json`` (the sidecar's
+    ``finding``), so that each cause keeps its own evidence."""
+    name = signature_id(str(sidecar["signature"]))
+    if cause:
+        fid = (sidecar.get("finding") or {}).get("id")
+        if not isinstance(fid, str) or not _FINDING_ID.fullmatch(fid):
+            raise ValueError("an entry of another cause needs its finding's id")
+        name = f"{name}_{fid}"
+    return entries_dir(Path(corpus)) / f"{name}.json"
+
+
+def is_cause_entry(path: Path) -> bool:
+    """Is ``path`` the entry of another cause under a signature (:func:`entry_path`)?"""
+    return "_" in path.stem
+
+
+def save(corpus: Path, sidecar: Mapping[str, Any], data: bytes, *, cause: bool = False
+         ) -> tuple[Path, bool]:
+    """Store one entry; returns its sidecar path and whether the corpus changed.
+    ``cause``: the entry is of another cause under a signature that has an entry
+    (:func:`entry_path`).
+
+    An existing entry at that path is kept unless ``data`` is strictly shorter
     than its input; then the input is replaced and the original ``found`` block kept
     (the signature was first found then), with the new minimizer figures. A sidecar
     that does not load (:func:`load_entry`) is replaced. The comparison and the
     writes happen under :func:`locked`, so concurrent savers cannot interleave them.
     """
     corpus = Path(corpus)
-    sig = str(sidecar["signature"])
-    path = entries_dir(corpus) / f"{signature_id(sig)}.json"
+    path = entry_path(corpus, sidecar, cause=cause)
     side = dict(sidecar)
     cid = content_id(data)
     side["input"] = data.hex()
@@ -551,11 +574,12 @@ def save(corpus: Path, sidecar: Mapping[str, Any], data: bytes) -> tuple[Path, b
 
 
 def signature_ids(corpus: Path) -> set[str]:
-    """The signature ids present (cheap: file names only)."""
+    """The signature ids present (cheap: file names only; an entry of another cause
+    under a signature counts as its signature)."""
     d = entries_dir(corpus)
     if not d.is_dir():
         return set()
-    return {p.stem for p in d.glob("*.json")}
+    return {p.stem.split("_", 1)[0] for p in d.glob("*.json")}
 
 
 def load_entry(path: Path) -> Entry:
@@ -571,8 +595,10 @@ def load_entry(path: Path) -> Entry:
         sig = Signature.parse(side["signature"])
     except ValueError as e:
         raise CorpusError(safe.text(e, 300)) from None
-    if signature_id(str(sig)) != path.stem:
-        raise CorpusError(f"file name does not match its signature (expected {sig.id}.json)")
+    fid = side.get("finding", {}).get("id") if isinstance(side.get("finding"), dict) else None
+    if path.stem not in (sig.id, f"{sig.id}_{fid}"):
+        raise CorpusError(f"file name does not match its signature (expected {sig.id}.json"
+                          + (f" or {sig.id}_<its finding id>.json)" if "_" in path.stem else ")"))
     if (sig.profile, sig.klass, sig.feature, list(sig.decoders)) != (
         side["profile"], side["class"], side["feature"], side["decoders"]
     ):
@@ -679,47 +705,7 @@ def check(corpus: Path) -> tuple[list[Entry], list[Problem], list[Problem]]:
     return entries, problems, notes
 
 
-# -- findings ----------------------------------------------------------------------
-
-
-def entry_findings(entry: Entry) -> list[dict[str, Any]]:
-    """The finding of each decoder an entry's signature names, with a ``decoder``
-    key: the one its sidecar records (format 2), or, for a format-1 entry, each
-    decoder's explanation from its recorded outcome, not checked on fresh inputs
-    (``checked`` 0) and with the input's bytes as its pattern."""
-    side = entry.sidecar
-    rec = side.get("finding")
-    if isinstance(rec, dict) and "id" in rec and "rule" in rec:
-        return [{**rec, "decoder": str(side["decoders"][0])}]
-    out: list[dict[str, Any]] = []
-    outcomes = outcomes_of(side, len(entry.data))
-    for name in side["decoders"]:
-        o, r = outcomes.get(name), side["outcomes"].get(name) or {}
-        if o is None:
-            continue
-        why = explain(entry.data, o, str(r.get("profile", side["profile"])),
-                      str(r.get("policy", "maximal-subpart")), str(side["class"]),
-                      str(side["feature"]))
-        fam = family(name)
-        out.append({"id": finding_id(fam, why.rule), "family": fam, "rule": why.rule,
-                    "explanation": why.text, "severity": why.severity,
-                    "pattern": render([[(b, b)] for b in entry.data]), "checked": 0,
-                    "rules": RULES, "decoder": name})
-    return out
-
-
-def stale(entry: Entry) -> bool:
-    """Was the entry's finding made by older explanation rules than this utf8fuzz's
-    (:data:`utf8fuzz.engine.explain.RULES`; a format-2 finding without ``rules`` is of
-    rules 1)? ``utf8fuzz corpus migrate`` explains it again."""
-    rec = entry.sidecar.get("finding")
-    return isinstance(rec, dict) and int(rec.get("rules", 1)) < RULES
-
-
-def finding_ids(corpus: Path) -> set[str]:
-    """The ids of the findings the corpus holds evidence of (bad entries skipped)."""
-    entries, _ = load(corpus)
-    return {f["id"] for e in entries for f in entry_findings(e)}
+# -- replacing an entry ---------------------------------------------------------
 
 
 def replace_entry(corpus: Path, old: Entry, sidecars: list[dict[str, Any]]) -> list[Path]:
@@ -734,7 +720,10 @@ def replace_entry(corpus: Path, old: Entry, sidecars: list[dict[str, Any]]) -> l
     corpus = Path(corpus)
     with locked(corpus):
         for side in sidecars:
-            path = entries_dir(corpus) / f"{signature_id(str(side['signature']))}.json"
+            try:
+                path = entry_path(corpus, side, cause=is_cause_entry(old.path))
+            except ValueError:  # another cause's entry whose finding lost its id
+                path = entry_path(corpus, side)
             if _kept_over(path, old):
                 continue
             atomic_write(path, (json.dumps(side, indent=2, sort_keys=True) + "\n").encode())

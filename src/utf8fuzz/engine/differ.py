@@ -20,7 +20,7 @@ same bug as its one-shot sibling and gets the ordinary class.
 
 Siblings that show positions. A view without offsets (a text: replace, ignore; a
 validator's accept) says only *that* a decoder differs, and its anchor is an
-alignment's best guess. Where a decoder of the same library (:func:`.explain.family`:
+alignment's best guess. Where a decoder of the same library (:func:`~utf8fuzz.decoders.base.family`:
 a ``+codec`` plug-in's modes, an adapter's error modes) claims the same profile and
 policy and shows positions (tokens, spans, strict, escape), and it differs on the
 same input, the position-less decoder's difference takes that sibling's class,
@@ -51,10 +51,9 @@ from collections.abc import Callable, Iterable, Sequence
 from types import MappingProxyType
 from typing import Any, cast
 
-from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.decoders.base import Decoder, family
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.classify import VIEW_ORDER, Judge, Mismatch, feature_at
-from utf8fuzz.engine.explain import family
 from utf8fuzz.engine.result import Difference, Grouper, Result
 from utf8fuzz.engine.screening import (
     AgreedScreens,
@@ -431,7 +430,7 @@ class Differ:
 def _siblings(decoders: Iterable[Decoder]) -> dict[str, tuple[str, ...]]:
     """For each decoder that shows no view of :data:`POSITIONED` but ``escape`` (which
     says which bytes are ill-formed, not how they are cut into errors), the decoders
-    of its library (:func:`.explain.family`), claim and kind (one-shot or streaming)
+    of its library (:func:`~utf8fuzz.decoders.base.family`), claim and kind (one-shot or streaming)
     that show a view before its best one, by the first such view each shows
     (:data:`POSITIONED` order), then by name."""
     def rank(d: Decoder) -> int:

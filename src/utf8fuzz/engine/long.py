@@ -7,7 +7,7 @@ blocks: loops unrolled over 4 x 64 bytes, counters that wrap, reads that cross a
 4 KiB page, the tail of a 64 KiB buffer. :func:`long_input` makes such inputs, the
 one generator behind both engines: the Hypothesis strategy
 :func:`utf8fuzz.strategies.long_inputs` draws its choices from Hypothesis, the
-Atheris custom mutator's long mode (:mod:`utf8fuzz.engine.mutator`) from its
+Atheris custom mutator's long mode (:mod:`utf8fuzz.loop.mutator`) from its
 seeded stream.
 
 An input is text of one class - :data:`CLASSES`: ASCII, Latin (accented letters
@@ -33,11 +33,11 @@ profile from a fixed seed (:func:`_pool`), so one input costs a few draws and a
 few slices whatever its length.
 
 Budget. :data:`LONG_SHARE` (a quarter) of each Hypothesis worker's time goes to
-long inputs (:func:`utf8fuzz.engine.run.hypothesis_worker` alternates short and
+long inputs (:func:`utf8fuzz.loop.run.hypothesis_worker` alternates short and
 long batches by the time each took, less the time spent minimizing what they
 found; ``$UTF8FUZZ_LONG_SHARE`` changes it); the Atheris mutator, when libFuzzer
 allows long inputs, gives them the same share of the target's time
-(:func:`utf8fuzz.engine.mutator.make_custom_mutator`). The short
+(:func:`utf8fuzz.loop.mutator.make_custom_mutator`). The short
 loop's own examples are unchanged.
 """
 
@@ -240,7 +240,7 @@ def _encode(profile: str, cps: Sequence[int]) -> tuple[bytes, list[int]]:
 
     Why not ``Profile.encode`` alone: it costs a few microseconds a code point, and
     a pool has tens of thousands. The shortcuts are checked against it by
-    ``tests/engine/test_long_inputs.py``."""
+    ``tests/loop/test_long_inputs.py``."""
     if profile in _UTF8_SAME or profile in _PAIRS:
         units = []
         for cp in cps:

@@ -51,6 +51,19 @@ CLASSES: tuple[str, ...] = (
 )
 #: The classes of a decoder that gave no outcome to compare: its failure is the
 #: finding, named by :func:`failure_feature`, never compared at a view.
+#: Severities, most serious first: what a finding's explanation says of its class
+#: (:func:`severity_of`) or of its rule (a claimed policy's difference is ``policy``).
+SEVERITIES: tuple[str, ...] = ("non-conformance", "reporting", "policy")
+_REPORTING_CLASSES = frozenset({"different-error-offset", "different-reason",
+                                "different-replacement"})
+
+
+def severity_of(klass: str) -> str:
+    """The severity of a difference of class ``klass``: how errors are reported
+    (offsets, reasons, replacements) is ``reporting``, all else ``non-conformance``."""
+    return "reporting" if klass in _REPORTING_CLASSES else "non-conformance"
+
+
 FAILURES: frozenset[str] = frozenset({"crash", "timeout", "bad-outcome"})
 
 #: Fixed feature names; ``truncated-<n>-byte-at-end``, ``incomplete-<n>-byte-sequence``,

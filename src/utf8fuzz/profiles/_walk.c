@@ -638,7 +638,7 @@ static PyObject *make_text(Walk *r, int how) {
     return s;
 }
 
-/* ---- coverage features (engine/coverage.py's keys; walk.feature_key decodes) ---- */
+/* ---- coverage features (loop/coverage.py's keys; walk.feature_key decodes) ---- */
 
 #define F_CHAR 0
 #define F_ERROR 1

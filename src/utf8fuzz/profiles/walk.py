@@ -46,7 +46,7 @@ for most of them::
 
 The last four serve the fuzz loop, which walks five references an input and
 otherwise paid in Python for what it asked of them. ``cover`` is
-:meth:`~utf8fuzz.engine.coverage.TableCoverage.feed_walk`'s loop over the
+:meth:`~utf8fuzz.loop.coverage.TableCoverage.feed_walk`'s loop over the
 feature ids, dict look-ups and counter bumps made from C, straight into the 8-bit
 counters libFuzzer reads; only ids not seen before come back to Python to be
 given a counter. A feature id is one int object for all of a walker's walks, so
@@ -61,7 +61,7 @@ on the walk's arrays).
 the tests compare against, and what :func:`walker` returns when
 ``UTF8FUZZ_PURE_REFERENCE=1`` asks for the transcription alone.
 
-Coverage features. :class:`utf8fuzz.engine.coverage.TableCoverage` keys coverage
+Coverage features. :class:`utf8fuzz.loop.coverage.TableCoverage` keys coverage
 by what each token is in the spec's terms (a row; an error's length, reason and
 lead byte; a reserved unit's length), by neighbouring tokens, and by tokens that
 straddle the :data:`BLOCKS` boundaries. A walk gives each such key, less the profile name,

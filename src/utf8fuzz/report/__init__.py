@@ -6,7 +6,7 @@ shape of each decoder's behaviour.
 ``report.html``, ``report.md`` and ``summary.json``. The fuzz engine calls it at
 the end of every run with its ``--json`` summary as ``run``; ``utf8fuzz report``
 calls it without. The signatures the corpus's ``known.toml`` accepts
-(:mod:`utf8fuzz.engine.known`) are shown apart, under "Known differences".
+(:mod:`utf8fuzz.triage.known`) are shown apart, under "Known differences".
 
 Stages, one module each: :mod:`.load` (sidecars, corrupt ones listed by path),
 :mod:`.verdict` (clause and verdict per decoder), :mod:`.hexview` (annotated hex
@@ -44,10 +44,10 @@ def today() -> str:
 def render_all(corpus_dir: Path, out_dir: Path | None, run: dict[str, Any] | None,
                date: str) -> dict[str, str]:
     """The three files' contents (no writing): name -> text."""
-    from utf8fuzz.engine import known
     from utf8fuzz.report import html, markdown
     from utf8fuzz.report.analyze import analyze
     from utf8fuzz.report.load import load_corpus
+    from utf8fuzz.triage import known
 
     # A known.toml that cannot be used stops the report (KnownError, one line, exit
     # 2): a report that silently counted accepted differences as news would mislead.

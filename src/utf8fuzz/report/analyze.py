@@ -16,7 +16,6 @@ from typing import Any
 
 import utf8fuzz
 from utf8fuzz import safe
-from utf8fuzz.engine.known import Known
 from utf8fuzz.outcome import Outcome
 from utf8fuzz.report.findings import Finding, findings, spec_side, title
 from utf8fuzz.report.fingerprint import Fingerprint, policy_fingerprints
@@ -26,6 +25,7 @@ from utf8fuzz.report.matrix import Matrix, agreement_matrix
 from utf8fuzz.report.reproduce import diff_command, pytest_body
 from utf8fuzz.report.trend import Point, read_trend
 from utf8fuzz.report.verdict import EntryVerdict, judge_entry
+from utf8fuzz.triage.known import Known
 
 FORMAT = 1
 

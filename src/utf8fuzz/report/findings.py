@@ -3,15 +3,15 @@
 A *finding* is one (decoder family, explanation): for every decoder a signature
 names as divergent, the finding its sidecar records (format 2: explained when it
 was saved, checked on fresh inputs and generalized into a byte-class pattern), or
-for a format-1 sidecar :func:`utf8fuzz.engine.explain.explain` on its recorded
-outcome; :func:`~utf8fuzz.engine.explain.family` names its library. All the
+for a format-1 sidecar :func:`utf8fuzz.triage.explain.explain` on its recorded
+outcome; :func:`~utf8fuzz.decoders.base.family` names its library. All the
 signatures that give one family the same explanation rule are that finding's
 evidence. So PyICU's ignore mode, which substitutes at every spec feature, is one
 finding with many signatures; a crash and a wrong value in one decoder are two.
 
 Computed from the report's sections only (no new decoding of decoders: the
 recorded outcomes are what is explained). The order is deterministic: by
-severity (:data:`~utf8fuzz.engine.explain.SEVERITIES`, most serious first), then
+severity (:data:`~utf8fuzz.engine.signature.SEVERITIES`, most serious first), then
 by number of signatures (most first), then by id.
 
 Strings here are as recorded (decoder names, reasons are data from disk): the
@@ -26,18 +26,21 @@ from typing import TYPE_CHECKING, Any
 
 import utf8fuzz
 from utf8fuzz import safe
-from utf8fuzz.engine import explain as engine_explain
+from utf8fuzz.decoders.base import family
 from utf8fuzz.engine.calls import TITLES as CALL_TITLES
-from utf8fuzz.engine.explain import SEVERITIES, Explanation, explain, group
+from utf8fuzz.engine.signature import SEVERITIES
 from utf8fuzz.outcome import VIEWS
+from utf8fuzz.triage import group as triage_group
+from utf8fuzz.triage.explain import Explanation, explain
+from utf8fuzz.triage.group import group
 
 if TYPE_CHECKING:  # analyze imports this module
     from utf8fuzz.report.analyze import Section
 
 
 @dataclass
-class Finding(engine_explain.Finding["Section"]):
-    """The engine's finding (:class:`utf8fuzz.engine.explain.Finding`) whose evidence
+class Finding(triage_group.Finding["Section"]):
+    """The engine's finding (:class:`utf8fuzz.triage.group.Finding`) whose evidence
     is report sections, in report order (one per signature); ``known``: every
     signature of it is accepted by ``known.toml`` (``reasons``: theirs, distinct,
     sorted)."""
@@ -45,7 +48,7 @@ class Finding(engine_explain.Finding["Section"]):
     known: bool = False
     reasons: list[str] = field(default_factory=list)
     #: its smallest evidence's (:func:`smallest`) byte-class pattern
-    #: (:mod:`utf8fuzz.engine.generalize`), and how many fresh inputs its explanation
+    #: (:mod:`utf8fuzz.triage.generalize`), and how many fresh inputs its explanation
     #: was checked on there (0: not checked)
     pattern: str = ""
     checked: int = 0
@@ -78,7 +81,7 @@ def _rank(severity: str) -> int:
 
 def findings(sections: Iterable[Section]) -> list[Finding]:
     """The findings of ``sections`` (the report's, known ones included), sorted
-    (:func:`utf8fuzz.engine.explain.group`, as the fuzz run's summary groups)."""
+    (:func:`utf8fuzz.triage.group.group`, as the fuzz run's summary groups)."""
     def explained(sec: Section, name: str) -> Explanation:
         e, rec = sec.entry, sec.entry.records[name]  # divergent() names recorded ones
         got = _recorded(sec)
@@ -217,7 +220,7 @@ _STREAM_WORDS = {
 
 def title_of(rule: str, pattern: str, profile: str, policy: str) -> str:
     """The one line a maintainer would write for a finding: what the decoder does,
-    from its explanation ``rule`` (:func:`utf8fuzz.engine.explain.candidates`) where
+    from its explanation ``rule`` (:func:`utf8fuzz.triage.explain.candidates`) where
     it claims ``profile`` and ``policy``; with the byte ``pattern`` where the rule
     names no behaviour of its own (a failure, or a class at a feature). Plain text
     as recorded (escape to show)."""
@@ -374,7 +377,7 @@ def modes(f: Finding) -> str:
     agree: dict[str, bool] = {}
     for sec in f.sections:
         for v in sec.verdict.verdicts:
-            if v.decoder not in f.decoders and engine_explain.family(v.decoder) == f.family:
+            if v.decoder not in f.decoders and family(v.decoder) == f.family:
                 agree[v.decoder] = agree.get(v.decoder, True) and v.follows
     out = "in " + _names(f.decoders, "mode", "modes")
     for ok, one, many in ((True, "agrees with the spec", "agree with the spec"),

@@ -3,7 +3,7 @@
 For every decoder that shows its error spans or its replacement output (``spans``,
 ``replace``; ``tokens`` implies both), its view is judged, place by place, against
 the reference of its claimed profile under every policy in ``utf8fuzz.POLICIES``
-(:mod:`utf8fuzz.engine.policy_tally`: where the policies' cuts differ, which of
+(:mod:`utf8fuzz.triage.policy_tally`: where the policies' cuts differ, which of
 them the decoder's view matches, and at which spec feature each other one
 fails).
 
@@ -35,10 +35,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from utf8fuzz.engine import policy_tally as pt
 from utf8fuzz.policies import POLICIES
 from utf8fuzz.profiles import REGISTRY
 from utf8fuzz.report.load import Corpus, Entry
+from utf8fuzz.triage import policy_tally as pt
 
 #: Features a description names as a policy's exceptions; more is "no single policy".
 EXCEPTIONS = 3

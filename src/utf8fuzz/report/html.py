@@ -24,6 +24,7 @@ from utf8fuzz.report.facts import (
 )
 from utf8fuzz.report.findings import Finding, headline, title
 from utf8fuzz.report.hexview import Gap, Grid, layout
+from utf8fuzz.report.reproduce import WARNING, recorded_code
 from utf8fuzz.report.svg import matrix_svg, trend_svg
 
 GRID_WIDTH = 16  # columns per grid row: fits a 1280px window with U+XXXX labels
@@ -159,8 +160,13 @@ def _section(i: int | str, sec: Section) -> str:
         f"{h(ev.clause.explanation)}</div>"
         f"{verdicts}"
         f"{grid_html(sec.grid)}"
-        f"<p>Reproduce:</p><pre>{h(sec.command)}</pre><pre>{_pre(sec.test)}</pre></section>"
+        f"<p>Reproduce{_caution(sec)}:</p><pre>{h(sec.command)}</pre><pre>{_pre(sec.test)}</pre>"
+        "</section>"
     )
+
+
+def _caution(sec: Section) -> str:
+    return f' <span class="bad">({h(WARNING)})</span>' if recorded_code(sec.entry) else ""
 
 
 def _pre(text: str) -> str:

@@ -24,6 +24,7 @@ from utf8fuzz.report.facts import (
 )
 from utf8fuzz.report.findings import Finding, headline, title
 from utf8fuzz.report.hexview import text_layout
+from utf8fuzz.report.reproduce import WARNING, recorded_code
 
 GRID_WIDTH = 16
 
@@ -69,7 +70,8 @@ def _section(i: int | str, sec: Section) -> list[str]:
         out += ["", "Follow the profile they claim: "
                 + ", ".join(f"{safe.md_code(v.decoder)} ({safe.md(v.profile)})" for v in right)]
     out += ["", "```text", safe.code(text_layout(sec.grid, GRID_WIDTH)), "```", ""]
-    out += ["Reproduce:", "", "```sh", safe.code(sec.command), "```", "",
+    caution = f" ({WARNING})" if recorded_code(sec.entry) else ""
+    out += [f"Reproduce{caution}:", "", "```sh", safe.code(sec.command), "```", "",
             "```python", safe.code(sec.test), "```", ""]
     return out
 

@@ -31,6 +31,18 @@ def decoder_spec(entry: Entry, name: str) -> str:
     return name
 
 
+def recorded_code(entry: Entry) -> list[str]:
+    """The decoders the reproduction loads from what the corpus recorded rather than
+    from this utf8fuzz: ``exec:`` programs and plug-in modules (a sidecar is hostile:
+    a person reads these before running the command or the test)."""
+    return sorted({decoder_spec(entry, n) for n in {*entry.decoders, entry.reference}
+                   if decoder_spec(entry, n) != n or n.startswith(("plugin:", "exec:"))})
+
+
+WARNING = ("loads decoders the corpus names (exec: programs, plug-in modules, from its "
+           "sidecars): read them before you run it")
+
+
 def diff_command(entry: Entry) -> str:
     names = sorted({*entry.decoders, entry.reference})
     parts = ["utf8fuzz", "diff", entry.data.hex() or "''"]
@@ -53,6 +65,8 @@ def pytest_body(entry: Entry, clause: str = "") -> str:
     ]
     if clause:
         lines.append(f"    # {safe.text(clause, 300)}")
+    if recorded_code(entry):
+        lines.append(f"    # {WARNING}")
     lines += [
         "    import utf8fuzz",
         "    from utf8fuzz.decoders import resolve",

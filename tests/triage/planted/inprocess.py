@@ -1,5 +1,5 @@
 """The in-process measurement: a decoder's findings on one fixed list of inputs,
-through the engine's :class:`~utf8fuzz.engine.finder.Finder` (what both engines feed),
+through the engine's :class:`~utf8fuzz.loop.finder.Finder` (what both engines feed),
 without a fuzzer's luck: the same inputs, the same findings, on every run."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 from utf8fuzz.decoders.plugin import load_all
-from utf8fuzz.engine.finder import Finder
+from utf8fuzz.loop.finder import Finder
 
 #: Pieces that together show every planted bug: well-formed characters of each
 #: length, U+FFFD, U+FFFE, a noncharacter, U+0000, and ill-formed pieces of each kind.

@@ -1,0 +1,19 @@
+"""libFuzzer target: legacy profile, strict views.
+
+    python -m utf8fuzz.loop.targets.legacy_strict -max_len=64 -dict=DICT CORPUS SEEDS
+
+(DICT: ``utf8fuzz.loop.targets.dictionary()``; see the package docstring.)
+"""
+
+import sys
+
+from utf8fuzz.loop.atheris_target import main
+
+
+def run() -> None:
+    """Run this target on ``sys.argv`` (libFuzzer's flags and directories)."""
+    main(sys.argv, profile="legacy", mode="strict")
+
+
+if __name__ == "__main__":
+    run()

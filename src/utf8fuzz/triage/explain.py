@@ -1,0 +1,1131 @@
+"""Explanations: the simplest rule, in the spec's words, that reproduces what a
+decoder did on an input where it diverged from its reference; and findings, one
+per decoder family and explanation.
+
+A signature names *where* a decoder first differed (class and spec feature); one
+root cause shows at many features (a decoder that cuts errors per byte differs at
+every ill-formed sequence longer than a byte). An explanation names the cause.
+
+Rules. Each rule but the last two *predicts* the decoder's whole outcome on any input
+(so it can be checked, and refuted, on inputs it was not found on). They are tried
+in this order, the first that reproduces every view the decoder showed deciding:
+
+1. a failure explains itself: the kind of crash (``SIGSEGV``, ``IndexError``), or a
+   hang;
+2. another reference: the decoder does what the claimed profile under another
+   policy does (``policy:per-byte``: a policy difference, not a bug); or it checks
+   a sequence only once it has every byte its lead announces
+   (``checked-when-complete``: glibc's iconv, which rejects what the table rejects
+   and reports it otherwise; before the other profiles, which fit such a decoder at
+   the end of the input); or what another profile does
+   (``profile:rfc2279/maximal-subpart``: it decodes RFC 2279's forms), also where
+   it reads sequences as that profile does and then rejects some whole (an encoded
+   surrogate, a 4-byte sequence, a value above the claimed profile's top:
+   ``+surrogate-one-error``), or checks them only when complete;
+3. a view transformation: its ignore view keeps one U+FFFD per error
+   (``ignore-substitutes``); its text shows each ill-formed byte as U+0080..U+00FF
+   (``bytes-as-latin1``); it takes the bytes a lead announces unchecked
+   (``continuations-unchecked``, also ``+latin1``); its text holds code points no
+   bytes spell at one kind of place: before the error that holds a lead the end of
+   the input cuts short, before or after each error, at the end
+   (``inserts:before-cut-short-end:U+0030``); its replace view renders every error
+   as one fixed text other than one U+FFFD (``renders-errors-as:nothing``,
+   ``renders-errors-as:U+003F``);
+4. a token rule: one change to the claimed profile's well-formed set, at a spec
+   feature and a sequence length the input shows: it accepts the n-byte sequences of
+   an ill-formed feature as the value their bits spell
+   (``accepts:non-shortest-form:2-byte``), or rejects those of a well-formed one, each
+   as one error (``rejects:noncharacter:3-byte``); every error takes the byte after
+   it into the same U+FFFD (``swallows-next-byte``), or every error of one spec feature does
+   (``swallows-next-byte:incomplete-4-byte-sequence``: the byte that ended a
+   truncated sequence is lost);
+5. a reason or span rule: it accepts what it claims but cuts the ill-formed bytes
+   between as another profile does (``errors-as:unicode``: CPython's surrogatepass
+   handler); it cuts the end of the input by the lead's high bits alone
+   (one truncated error); it calls an impossible prefix at the end truncated, or a
+   truncation illegal; its error spans cover the lead byte only;
+6. for a streaming decoder that differs from its own one-shot result, how it carries
+   a sequence a chunk boundary cuts: it decodes each chunk as if it were the last
+   (``stream:each-chunk-as-final``) or loses the bytes it should hold
+   (``stream:drops-held-bytes``); else the feature of the sequence a boundary cuts
+   (``split:4-byte-sequence``);
+7. otherwise the signature's own class and feature (``accepts-ill-formed/surrogate``),
+   which predicts nothing and is never refuted.
+
+Checked before believed. Given a way to run the decoder (``run``), a rule that
+reproduces the input is also tried on :func:`fresh_inputs`: the input in other
+text, after a stray continuation byte, before a lead with ASCII where its
+continuation bytes belong, with each of its first bytes deleted, and with each
+byte replaced by the ends of its byte class
+(:func:`utf8fuzz.triage.generalize.byte_classes`); a rule may add its own probes
+(``checked-when-complete``: the sequence the end cuts short, completed). One fresh
+input whose outcome the rule does not predict refutes it (:func:`unexplained`:
+except where the rule predicts no divergence and the decoder shows a different one,
+another bug's), and the next rule is tried. Of the rules that hold, the one that
+leaves fewest fresh inputs to another bug is believed: a decoder that takes
+continuation bytes unchecked *and* passes stray bytes through as Latin-1 is one rule
+that says both, not the first of two that each say half. The inputs are a function
+of the input alone, so the same minimized input gets the same explanation on any
+night.
+
+A *finding* is one (decoder family, explanation): :func:`family` maps the adapters
+of one library to one name (iconv's four targets, ICU system and bundled), and
+:func:`finding_id` names the pair deterministically. Different bugs in one decoder
+have different explanations, so never share a finding.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from utf8fuzz.decoders.chunks import cuts
+from utf8fuzz.decoders.reference import Reference
+from utf8fuzz.engine.signature import SEVERITIES, feature_of, severity_of
+from utf8fuzz.outcome import REPLACEMENT, Outcome, Token, ViewUnavailable
+from utf8fuzz.policies import POLICIES
+from utf8fuzz.profiles import REGISTRY
+from utf8fuzz.profiles.table import Profile, bits_value, structural_length
+from utf8fuzz.triage.generalize import byte_classes
+
+#: The version of the rules below, recorded with each finding: a corpus explained by
+#: older rules is explained again by ``utf8fuzz corpus migrate`` (a finding's id
+#: depends on its rule). 2: checked-when-complete, probes, fewest left to another bug.
+RULES = 2
+#: The most work the rules may do for one input, in bytes predicted (each rule's
+#: prediction of an input costs its length): past it, rules that would need
+#: checking are passed over (the best one checked so far, or the rule that predicts
+#: nothing, is the explanation). A count, not seconds, so that the same input gets
+#: the same explanation, and its finding the same id, on any machine under any
+#: load. Short inputs use a few thousand; a 65 KB input's rules about 1.5 million
+#: (docs/performance.md); an input of thousands of errors, whose rules resume after
+#: each one, could use far more without it.
+EXPLAIN_BYTES = 8_000_000
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """``rule``: a stable key (part of the finding's id); ``text``: the rule as a
+    sentence; ``severity``: one of :data:`SEVERITIES`; ``checked``: how many fresh
+    inputs it was checked on (0: not checked, or a rule that predicts nothing)."""
+
+    rule: str
+    text: str
+    severity: str
+    checked: int = 0
+
+
+_refs: dict[tuple[str, str], Reference] = {}
+
+
+def _ref(profile: str, policy: str) -> Reference:
+    r = _refs.get((profile, policy))
+    if r is None:
+        r = _refs[profile, policy] = Reference(profile, policy)
+    return r
+
+
+def _shown(out: Outcome) -> tuple[str, ...]:
+    # tokens imply every other view: compare them alone when the decoder has them
+    if "tokens" in out.shows:
+        return ("tokens",)
+    return tuple(v for v in sorted(out.shows) if v != "escape" or out.data is not None)
+
+
+# -- the rules --------------------------------------------------------------------
+
+#: What a rule predicts on one input: an outcome, and views that differ from it.
+Prediction = tuple[Outcome, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A candidate explanation and its prediction (None: predicts nothing);
+    ``probes``: inputs, made from the input, that this rule is also checked on,
+    beside :func:`fresh_inputs` (where it and the rules before it differ)."""
+
+    explanation: Explanation
+    predict: Callable[[bytes], Prediction] | None
+    probes: Callable[[bytes], list[bytes]] | None = None
+
+    def holds(self, data: bytes, out: Outcome) -> bool:
+        """Does the rule reproduce every view ``out`` shows? (True for a rule that
+        predicts nothing.)"""
+        return self.predict is None or _same(self.predict(data), out)
+
+
+def _same(pred: Prediction, out: Outcome) -> bool:
+    """Does prediction ``pred`` reproduce every view ``out`` shows?"""
+    base, override = pred
+    views = _shown(out)
+    try:
+        return bool(views) and all(
+            out.view(v) == (override[v] if v in override else base.view(v)) for v in views)
+    except ViewUnavailable:
+        return False
+
+
+def explains_first(rule: Rule, data: bytes, out: Outcome, profile: str, policy: str) -> bool:
+    """Does ``rule`` predict ``out`` up to and including its first difference from
+    the reference (``profile``, ``policy``), at every view ``out`` shows? What a
+    signature names is that first difference: an input whose first difference a
+    rule predicts is that rule's evidence there, whatever else it shows further
+    on (another cause's, at another place)."""
+    if rule.predict is None:
+        return False
+    base, override = rule.predict(data)
+    ref = _ref(profile, policy).decode(data)
+    try:
+        for v in _shown(out):
+            mine, want = out.view(v), override[v] if v in override else base.view(v)
+            if mine == want:
+                continue
+            theirs = ref.view(v)
+            if not (isinstance(mine, tuple) and isinstance(want, tuple)
+                    and isinstance(theirs, tuple)):
+                return False
+            k = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
+                      if a != b), min(len(mine), len(theirs)))
+            if mine[:k + 1] != want[:k + 1]:
+                return False
+    except ViewUnavailable:
+        return False
+    return True
+
+
+def _reference_rule(rule: str, text: str, severity: str, profile: str,
+                    policy: str) -> Rule:
+    def predict(data: bytes) -> Prediction:
+        return _ref(profile, policy).decode(data), {}
+    return Rule(Explanation(rule, text, severity), predict)
+
+
+def candidates(data: bytes, profile: str, policy: str, klass: str,
+               feature: str, out: Outcome | None = None, run: Run | None = None
+               ) -> Iterator[Rule]:
+    """The rules 2-7 of the module docstring, in order (a caller takes the first
+    that holds); ``out``, the decoder's outcome, and ``run``, the decoder, say where
+    a streaming split shows (:func:`_split_feature`)."""
+    for pol in POLICIES:
+        if pol != policy:
+            yield _reference_rule(
+                f"policy:{pol}",
+                f"it cuts ill-formed bytes into errors by the {pol} policy, where it "
+                f"claims {policy}: a policy difference, not a conformance bug", "policy",
+                profile, pol)
+    # Before the other profiles: at the end of the input it looks like one that takes
+    # RFC 2279's prefixes (legacy, rfc2279); the sequence completed tells them apart.
+    yield _when_complete_rule(profile, profile, policy, klass)
+    for prof in REGISTRY:
+        if prof == profile:
+            continue
+        for pol in (policy, *[p for p in POLICIES if p != policy]):
+            yield _reference_rule(
+                f"profile:{prof}/{pol}",
+                f"it decodes these bytes as the {prof} profile does "
+                f"({REGISTRY[prof].spec}), where it claims {profile}",
+                severity_of(klass), prof, pol)
+            if _surrogates(prof) and not _surrogates(profile):
+                yield Rule(Explanation(
+                    f"profile:{prof}/{pol}+surrogate-one-error",
+                    f"it reads an encoded surrogate (ED A0..BF 80..BF) as one sequence, "
+                    f"as the {prof} profile does ({REGISTRY[prof].spec}), and rejects it "
+                    f"as one error over its whole sequence: it rejects what {profile} "
+                    f"rejects, but cuts it into errors otherwise (a policy difference)",
+                    "policy"), _one_error(_ref(prof, pol), _is_surrogate))
+            if _has_length(prof, 4) and not _has_length(profile, 4):
+                yield Rule(Explanation(
+                    f"profile:{prof}/{pol}+4-byte-one-error",
+                    f"it decodes these bytes as the {prof} profile does "
+                    f"({REGISTRY[prof].spec}), where it claims {profile}, but rejects a "
+                    f"complete 4-byte sequence ({profile} has none) as one error over "
+                    f"its whole sequence",
+                    severity_of(klass)),
+                    _one_error(_ref(prof, pol), lambda t: t.end - t.start == 4))
+            top = REGISTRY[profile].max_codepoint
+            if REGISTRY[prof].max_codepoint > top:
+                yield Rule(Explanation(
+                    f"profile:{prof}/{pol}+beyond-{top:X}-one-error",
+                    f"it decodes these bytes as the {prof} profile does "
+                    f"({REGISTRY[prof].spec}), where it claims {profile}, and reports "
+                    f"a value above U+{top:04X} as one error over its whole sequence",
+                    severity_of(klass)),
+                    _one_error(_ref(prof, pol), _above(top)))
+        yield _when_complete_rule(prof, profile, policy, klass)
+    table = REGISTRY[profile]
+    mine = _ref(profile, policy)
+
+    def substitutes(d: bytes) -> Prediction:
+        r = mine.decode(d)
+        return r, {"ignore": r.view("replace")}
+    yield Rule(Explanation("ignore-substitutes",
+                           "its ignore view keeps one U+FFFD for each error instead of "
+                           "dropping it: it substitutes", "reporting"), substitutes)
+
+    def as_latin1(d: bytes) -> Prediction:
+        toks = [u for t in mine.decode(d).tokens
+                for u in ((t,) if t.kind == "char" else
+                          [Token("char", d[i], i, i + 1) for i in range(t.start, t.end)])]
+        return _predicted(toks, d)
+    yield Rule(Explanation("bytes-as-latin1",
+                           "it passes each ill-formed byte through as the code point of "
+                           "the same number (U+0080..U+00FF), as Latin-1 would",
+                           "non-conformance"), as_latin1)
+    # A lead followed by bytes that are not continuation bytes is in every set of
+    # fresh inputs (fresh_inputs): a decoder that takes them refutes bytes-as-latin1,
+    # one that checks them refutes these.
+    for latin1 in (False, True):
+        yield Rule(Explanation(
+            "continuations-unchecked" + ("+latin1" if latin1 else ""),
+            "where a lead byte announces n bytes (a length the profile has sequences of) "
+            "it takes the next n-1 as its "
+            "continuation bytes without checking them (RFC 2279 section 2's bit layout, "
+            "no 10xxxxxx check, no range check), and a lead the end cuts short is an "
+            "error by itself"
+            + ("; any other byte it passes through as Latin-1: it reports no error but a "
+               "lead byte the end of the input cuts short" if latin1 else "")
+            + ("; a high and a low surrogate so taken make one pair, as the profile's "
+               "pairs do" if any(r.length == 6 for r in mine.table.rows) else ""),
+            "non-conformance"), _unchecked(mine, latin1))
+    if out is not None:
+        # Before the insertions: two U+FFFD for every error is one rendering, where
+        # an insertion names it only on inputs with one error.
+        yield from _rendering_rules(data, mine, out)
+        yield from _insertion_rules(data, mine, out)
+    # One cause at every error before one at each feature: a decoder that loses the
+    # byte after any error is one finding, not one per kind of error.
+    if any(t.kind != "char" for t in mine.decode(data).tokens[:-1]):
+        yield Rule(Explanation(
+            "swallows-next-byte",
+            "after each error it loses the next byte into the same U+FFFD (a character "
+            "there is lost: rejected, not a reporting difference)", "non-conformance"),
+            _merging(mine, table, None))
+    yield from _delta_rules(data, mine, table)
+    merged: list[str] = []
+    for t in mine.decode(data).tokens[:-1]:
+        f = feature_of(data, t, table)
+        if t.kind != "char" and f not in merged:
+            merged.append(f)
+            yield Rule(Explanation(
+                f"swallows-next-byte:{f}",
+                f"after each error at {f.replace('-', ' ')} it loses the next byte into the "
+                "same U+FFFD (a character there is lost: rejected, not a reporting "
+                "difference)", "non-conformance"), _merging(mine, table, f))
+    if _structural_tail(data, mine) is not None:
+        yield Rule(Explanation(
+            "truncated-by-structure",
+            "it calls a lead byte and the continuation bytes after it at the end of the "
+            "input one truncated error, as far as the lead's high bits announce (RFC 2279 "
+            "section 2), whatever the table's ranges for its second byte say",
+            "reporting"), _truncated_tail(mine))
+    if any(t.kind != "char" for t in mine.decode(data).tokens):
+        for prof in REGISTRY:
+            if prof != profile:
+                yield Rule(Explanation(
+                    f"errors-as:{prof}",
+                    f"it accepts what {profile} accepts, as it claims, but cuts the "
+                    f"ill-formed bytes between into errors as the {prof} profile does "
+                    f"({REGISTRY[prof].spec})", "reporting"),
+                    _errors_as(mine, _ref(prof, policy)))
+    yield Rule(Explanation("truncated-for-illegal",
+                           "it calls truncated an error that no byte could complete (an "
+                           "impossible prefix cut off by the end of the input)", "reporting"),
+               _reasons(mine, "illegal", "truncated"))
+    yield Rule(Explanation("illegal-for-truncated",
+                           "it calls illegal a well-formed prefix that only the end of the "
+                           "input cut short", "reporting"),
+               _reasons(mine, "truncated", "illegal"))
+
+    def lead_only(d: bytes) -> Prediction:
+        r = mine.decode(d)
+        return r, {"spans": tuple((a, a + 1) for a, _ in r.view("spans"))}
+    yield Rule(Explanation("spans-lead-byte-only",
+                           "its error spans cover only the first byte of each error",
+                           "reporting"), lead_only)
+    if klass == "incremental-differs":
+        # How it carries a sequence a chunk boundary cuts, whatever its length: as
+        # if the chunk were the end of the input, or not at all (its bytes lost).
+        for lose, name, what in (
+                (False, "each-chunk-as-final",
+                 "it decodes each chunk as if it were the last: a sequence a chunk "
+                 "boundary cuts is an error where the chunk ends, and its rest in the "
+                 "next chunk stray continuation bytes"),
+                (True, "drops-held-bytes",
+                 "it does not hold back the bytes a chunk ends with when they begin a "
+                 "sequence: they are lost, without an error, and the rest of that "
+                 "sequence in the next chunk is stray continuation bytes")):
+            yield Rule(Explanation(f"stream:{name}", f"fed in chunks, {what}: a "
+                                   "streaming bug", "non-conformance"),
+                       _chunked(mine, lose))
+        cut = _split_feature(data, mine, out, run)
+        if cut is not None:
+            yield Rule(Explanation(
+                f"split:{cut}", f"fed in chunks, it differs from its own one-shot result "
+                f"where a chunk boundary cuts a sequence ({cut}): a streaming bug",
+                "non-conformance"), None)
+    yield Rule(Explanation(f"{klass}/{feature}", f"{klass.replace('-', ' ')} at {feature}",
+                           severity_of(klass)), None)
+
+
+#: Where an extra output goes (:func:`_insertion_rules`), in the words of a rule.
+_PLACES: dict[str, str] = {
+    "at-end": "at the end of its text, whatever the input",
+    "before-cut-short-end": "before the output of the token that holds a lead byte the "
+                            "end of the input cuts short of the bytes it announces (RFC "
+                            "2279 section 2)",
+    "before-each-error": "before the output of each error",
+    "after-each-error": "after the output of each error",
+}
+
+
+def _insertion_rules(data: bytes, ref: Reference, out: Outcome) -> Iterator[Rule]:
+    """Where the decoder's text (its replace or ignore view) is the reference's with
+    one stretch of extra code points in it (no byte spells them: an output nothing
+    in the input accounts for), the rules that put that stretch at one kind of place
+    (:data:`_PLACES`); each is checked on fresh inputs like any other."""
+    views = [v for v in ("replace", "ignore") if v in out.shows]
+    if not views or not out.ok:
+        return
+    r = ref.decode(data)
+    try:
+        theirs, mine = out.view(views[0]), r.view(views[0])
+    except ViewUnavailable:
+        return
+    extra = len(theirs) - len(mine)
+    if extra <= 0:
+        return
+    a = next((i for i in range(len(mine)) if theirs[i] != mine[i]), len(mine))
+    if theirs[:a] + theirs[a + extra:] != mine:
+        return  # not one stretch inserted
+    text = tuple(theirs[a : a + extra])
+    label = " ".join(f"U+{c:04X}" for c in text)
+    for place, where in _PLACES.items():
+        yield Rule(Explanation(
+            f"inserts:{place}:{label.replace(' ', '+')}",
+            f"it writes {label}, which no bytes of the input spell, {where}",
+            "non-conformance"), _inserting(ref, text, place))
+
+
+#: What a replace view may render an error as, other than one U+FFFD: nothing, or
+#: the one or two code points the decoder wrote in its place (inferred from its text).
+_RENDERING_WIDTHS = (0, 1, 2)
+
+
+def _rendering_rules(data: bytes, ref: Reference, out: Outcome) -> Iterator[Rule]:
+    """Where the decoder's replace view is the reference's with every error rendered
+    as one fixed string other than one U+FFFD (nothing, ``?``, two U+FFFD), the rule
+    that says so (the view transform of the outcome model: how errors are rendered,
+    not which bytes are errors); checked on fresh inputs like any other."""
+    if "replace" not in out.shows or not out.ok:
+        return
+    r = ref.decode(data)
+    try:
+        theirs = out.view("replace")
+    except ViewUnavailable:
+        return
+    first = next((i for i, t in enumerate(r.tokens) if t.kind != "char"), None)
+    if first is None:
+        return
+    at = first  # the replace view holds one code point per token
+    seen: set[tuple[int, ...]] = set()
+    for width in _RENDERING_WIDTHS:
+        text = tuple(theirs[at:at + width])
+        if len(text) != width or text == (REPLACEMENT,) or text in seen:
+            continue
+        seen.add(text)
+        if _rendered(r, text) != theirs:
+            continue
+        label = " ".join(f"U+{c:04X}" for c in text) or "nothing"
+        yield Rule(Explanation(
+            f"renders-errors-as:{label.replace(' ', '+')}",
+            f"its replace view renders each error as {label}, not as one U+FFFD: it "
+            "finds the errors the profile and policy name, and writes another text for "
+            "them",
+            "non-conformance"), _rendering(ref, text))
+
+
+def _rendered(r: Outcome, text: tuple[int, ...]) -> tuple[int, ...]:
+    out: list[int] = []
+    for t in r.tokens:
+        if t.kind == "char":
+            out.append(t.value or 0)
+        else:
+            out += text
+    return tuple(out)
+
+
+def _rendering(ref: Reference, text: tuple[int, ...]) -> Callable[[bytes], Prediction]:
+    def predict(d: bytes) -> Prediction:
+        r = ref.decode(d)
+        return r, {"replace": _rendered(r, text)}
+    return predict
+
+
+def _inserting(ref: Reference, text: tuple[int, ...], place: str
+               ) -> Callable[[bytes], Prediction]:
+    def predict(d: bytes) -> Prediction:
+        r = ref.decode(d)
+        cut = _cut_short_lead(d) if place == "before-cut-short-end" else None
+        over: dict[str, Any] = {}
+        for v in ("replace", "ignore"):
+            got: list[int] = []
+            for t in r.tokens:
+                err = t.kind != "char"
+                if (err and place == "before-each-error") or (
+                        cut is not None and t.start <= cut < t.end):
+                    got += text
+                if not err:
+                    got.append(t.value or 0)
+                elif v == "replace":
+                    got.append(REPLACEMENT)
+                if err and place == "after-each-error":
+                    got += text
+            if place == "at-end":
+                got += text
+            over[v] = tuple(got)
+        return r, over
+    return predict
+
+
+def _cut_short_lead(d: bytes) -> int | None:
+    """The offset of a lead byte the end of ``d`` cuts short of the bytes its high
+    bits announce (RFC 2279 section 2), only continuation bytes after it; else None."""
+    for p in range(len(d) - 1, max(-1, len(d) - 6), -1):
+        if not 0x80 <= d[p] <= 0xBF:
+            return p if structural_length(d[p]) > len(d) - p else None
+    return None
+
+
+def _split_feature(data: bytes, ref: Reference, out: Outcome | None,
+                   run: Run | None = None) -> str | None:
+    """``<n>-byte-sequence`` for the first reference token that begins with a lead
+    byte announcing n bytes (RFC 2279 section 2) when a chunk boundary
+    (:mod:`utf8fuzz.decoders.chunks`) falls inside those n bytes: where a streaming
+    decoder must carry bytes from one chunk to the next, whether they complete a
+    character (F2 90 80 | 80) or turn out an error (F2 90 80 | FF or F2 90 80 | end:
+    the end of the last chunk is a boundary too, as the decoder learns only from a
+    last, empty, final call that nothing follows). The search starts where the
+    decoder's text (``out``'s replace view, one code point a reference token) differs
+    from the reference's: between their common prefix and their common suffix (where
+    the two overlap, as when every code point is U+FFFD, anywhere in the overlap). A
+    boundary that cut an earlier sequence the decoder carried right is not the bug
+    (E0 | F0 | BF BF loses F0 BF BF, not E0), nor is one past the bytes a token took
+    (ED | BF: ED's sequence ended at BF). Where the text cannot tell (E0 | F0 | BF BF
+    | end: one U+FFFD of two lost), the decoder (``run``) is asked: the first
+    candidate whose bytes, taken out of the input, leave the decoder no difference is
+    named (one run per candidate); without it, the first candidate."""
+    ends = cuts(data)
+    r = ref.decode(data)
+    tokens = r.tokens
+    window = range(len(tokens))
+    if out is not None and "replace" in out.shows and len(r.view("replace")) == len(tokens):
+        got, want = out.view("replace"), r.view("replace")
+        common = min(len(got), len(want))
+        prefix = next((i for i in range(common) if got[i] != want[i]), common)
+        suffix = next((i for i in range(common) if got[-1 - i] != want[-1 - i]), common)
+        lo, hi = sorted((prefix, len(want) - suffix - 1))
+        window = range(max(lo, 0), min(hi, len(tokens) - 1) + 1)
+    for where in (window, range(len(tokens))):  # where it differs; else anywhere
+        cut: list[tuple[Token, int]] = []
+        for i in where:
+            t = tokens[i]
+            n = structural_length(data[t.start])
+            # a boundary within the bytes the token took, or at their end, short of
+            # what the lead announced: bytes the decoder had to carry over
+            if n > 1 and any(t.start < c <= t.end and c < t.start + n for c in ends):
+                cut.append((t, n))
+        if len(cut) > 1 and run is not None:
+            for t, n in cut:
+                without = run(data[:t.start] + data[t.end:])
+                if without is not None and not without[1]:  # no difference left
+                    return f"{n}-byte-sequence"
+        if cut:
+            return f"{cut[0][1]}-byte-sequence"
+    return None
+
+
+
+#: How far ahead of a token :func:`_walk` decodes before it trusts the token: more
+#: than the longest sequence (6 bytes) and the byte after it.
+_LOOKAHEAD = 8
+
+
+def _walk(ref: Reference, d: bytes, i: int) -> Iterator[Token]:
+    """``ref``'s tokens of ``d`` decoded from offset ``i`` (as ``ref.decode(d[i:])``
+    does, at their offsets in ``d``), lazily: a window at a time, each token given
+    once the window holds :data:`_LOOKAHEAD` bytes after it; the window starts small
+    and doubles at each step (so does a run of errors longer than it). A rule that
+    resumes decoding after each error it rewrites walks a long input about once, not
+    once per error."""
+    width = 32
+    while i < len(d):
+        end = min(len(d), i + width)
+        last = i
+        for t in ref.decode(d[i:end]).tokens:
+            if end < len(d) and i + t.end > end - _LOOKAHEAD:
+                break
+            last = i + t.end
+            yield Token(t.kind, t.value, i + t.start, last, t.reason)
+        if end == len(d):
+            return
+        width = min(width * 2, 1 << 16)
+        i = last
+
+
+#: What a rewriting rule makes of one of ``ref``'s tokens: None keeps it; else the
+#: tokens in its place, and where decoding resumes (None: after the token, as it was).
+Step = Callable[[Token], tuple[list[Token], int | None] | None]
+
+
+def _rewrite(ref: Reference, d: bytes, step: Step) -> list[Token]:
+    """``ref``'s tokens of ``d``, each passed through ``step``; where it resumes
+    decoding elsewhere, ``ref`` decodes afresh from there (:func:`_walk`)."""
+    toks: list[Token] = []
+    i = 0
+    while i < len(d):
+        for t in _walk(ref, d, i):
+            got = step(t)
+            if got is None:
+                toks.append(t)
+                continue
+            toks += got[0]
+            if got[1] is not None:
+                i = got[1]
+                break
+        else:
+            i = len(d)
+    return toks
+
+
+def _complete(d: bytes, i: int) -> int:
+    """The length of the sequence at ``i`` when its lead announces n > 1 bytes and n-1
+    continuation bytes (80..BF) follow (RFC 2279 section 2's layout), else 0."""
+    n = structural_length(d[i])
+    if n > 1 and i + n <= len(d) and all(0x80 <= b <= 0xBF for b in d[i + 1:i + n]):
+        return n
+    return 0
+
+
+def _delta_rules(data: bytes, ref: Reference, table: Profile) -> Iterator[Rule]:
+    """The decoder as its claimed profile with one change to the well-formed set, at
+    a spec feature and a sequence length seen on the input: it accepts the n-byte
+    sequences of an ill-formed feature (``accepts:non-shortest-form:2-byte``: C0 80,
+    the value its bits spell), or rejects the n-byte sequences of a well-formed
+    one as one error each (``rejects:noncharacter:3-byte``). Checked on fresh
+    inputs, which hold other features and lengths: a decoder that accepts only some
+    of them refutes the wider rule."""
+    accepts: list[tuple[str, int]] = []
+    rejects: list[tuple[str, int]] = []
+    for t in ref.decode(data).tokens:
+        if t.kind == "char":
+            key = (feature_of(data, t, table), t.end - t.start)
+            if key not in rejects:
+                rejects.append(key)
+        elif (n := _complete(data, t.start)):
+            key = (feature_of(data, t, table), n)
+            if key not in accepts:
+                accepts.append(key)
+    for f, n in accepts:
+        yield Rule(Explanation(
+            f"accepts:{f}:{n}-byte",
+            f"it accepts the {n}-byte sequences the profile calls ill-formed at "
+            f"{f.replace('-', ' ')}, as the value their bits spell (RFC 2279 section "
+            "2's layout): a change to the well-formed set", "non-conformance"),
+            _accepting(ref, table, f, n))
+    for f, n in rejects:
+        yield Rule(Explanation(
+            f"rejects:{f}:{n}-byte",
+            f"it rejects the well-formed {n}-byte sequences at {f.replace('-', ' ')}, "
+            "each as one error: a change to the well-formed set", "non-conformance"),
+            _rejecting(ref, table, f, n))
+
+
+def _accepting(ref: Reference, table: Profile, feat: str, n: int
+               ) -> Callable[[bytes], Prediction]:
+    def predict(d: bytes) -> Prediction:
+        def step(t: Token) -> tuple[list[Token], int | None] | None:
+            if (t.kind != "char" and _complete(d, t.start) == n
+                    and feature_of(d, t, table) == feat):
+                seq = d[t.start:t.start + n]
+                return [Token("char", bits_value(seq), t.start, t.start + n)], t.start + n
+            return None
+        return _predicted(_rewrite(ref, d, step), d)
+    return predict
+
+
+def _rejecting(ref: Reference, table: Profile, feat: str, n: int
+               ) -> Callable[[bytes], Prediction]:
+    def predict(d: bytes) -> Prediction:
+        toks = [Token("error", None, t.start, t.end, "illegal")
+                if t.kind == "char" and t.end - t.start == n
+                and feature_of(d, t, table) == feat else t
+                for t in ref.decode(d).tokens]
+        return _predicted(toks, d)
+    return predict
+
+
+def _chunked(ref: Reference, lose: bool) -> Callable[[bytes], Prediction]:
+    """The reference fed the chunks of :func:`~utf8fuzz.decoders.chunks.cuts` one by
+    one, each decoded alone; ``lose``: a truncated error a chunk ends with (bytes a
+    decoder must hold for the next chunk) dropped, the last chunk's too (every chunk
+    is fed as not final; the end is an empty final call)."""
+    def predict(d: bytes) -> Prediction:
+        toks: list[Token] = []
+        prev = 0
+        for c in cuts(d):
+            part = [t._replace(start=t.start + prev, end=t.end + prev)
+                    for t in ref.decode(d[prev:c]).tokens]
+            if lose and part and part[-1].reason == "truncated":
+                part.pop()
+            toks += part
+            prev = c
+        return _predicted(toks, d)
+    return predict
+
+
+def _predicted(toks: list[Token], d: bytes) -> Prediction:
+    return Outcome.from_tokens(toks, len(d), data=d, check=False), {}
+
+
+def _merging(ref: Reference, prof: Profile, feat: str | None
+             ) -> Callable[[bytes], Prediction]:
+    """The reference, where an error at ``feat`` (any error: None) also takes the
+    byte after it."""
+    def predict(d: bytes) -> Prediction:
+        def step(t: Token) -> tuple[list[Token], int | None] | None:
+            if t.kind != "char" and t.end < len(d) and (
+                    feat is None or feature_of(d, t, prof) == feat):
+                # the byte after the error goes into it; decoding resumes after it
+                return [Token("error", None, t.start, t.end + 1, "illegal")], t.end + 1
+            return None
+        return _predicted(_rewrite(ref, d, step), d)
+    return predict
+
+
+def _unchecked(ref: Reference, latin1: bool) -> Callable[[bytes], Prediction]:
+    lengths = _announced(ref.table)
+    pairs = any(r.length == 6 for r in ref.table.rows) and 6 not in lengths
+
+    def predict(d: bytes) -> Prediction:
+        def step(t: Token) -> tuple[list[Token], int | None] | None:
+            if t.kind == "char":
+                return None
+            s0, n = t.start, structural_length(d[t.start])
+            if n in lengths and s0 + n <= len(d):  # the next n-1 bytes taken, unchecked
+                return [Token("char", bits_value(d[s0:s0 + n]), s0, s0 + n)], s0 + n
+            if n in lengths:
+                # a lead the end cut short: an error, the lead alone (a decoder
+                # without checks still needs its n bytes); decoding resumes
+                return [Token("error", None, s0, s0 + 1, "truncated")], s0 + 1
+            if latin1:  # a byte no lead claims passes through
+                return [Token("char", d[k], k, k + 1) for k in range(s0, t.end)], None
+            return None
+        toks = _rewrite(ref, d, step)
+        return _predicted(_paired(toks) if pairs else toks, d)
+    return predict
+
+
+def _paired(toks: list[Token]) -> list[Token]:
+    """A high surrogate's 3-byte character followed by a low one's made one character,
+    as CESU-8's and modified UTF-8's 6-byte pairs are."""
+    out: list[Token] = []
+    for t in toks:
+        p = out[-1] if out else None
+        if (p is not None and p.kind == t.kind == "char" and p.value is not None
+                and t.value is not None and 0xD800 <= p.value <= 0xDBFF
+                and 0xDC00 <= t.value <= 0xDFFF and p.end - p.start == t.end - t.start == 3):
+            out[-1] = Token("char", 0x10000 + ((p.value - 0xD800) << 10) + (t.value - 0xDC00),
+                            p.start, t.end)
+        else:
+            out.append(t)
+    return out
+
+
+def _announced(table: Profile) -> frozenset[int]:
+    """The sequence lengths of ``table`` that a lead byte announces by its high bits
+    (RFC 2279 section 2), above 1: a row of 6 bytes made of two 3-byte sequences
+    (modified UTF-8's surrogate pairs) is not one."""
+    return frozenset(r.length for r in table.rows
+                     if r.length > 1 and structural_length(r.ranges[0][0]) == r.length)
+
+
+def _structural_tail(data: bytes, ref: Reference) -> int | None:
+    """Where the input ends in a lead byte and only continuation bytes after it, fewer
+    than its high bits announce, that the reference cuts otherwise than as one
+    truncated error: that lead's offset; else None."""
+    for p in range(len(data) - 1, max(-1, len(data) - 6), -1):
+        b = data[p]
+        if 0x80 <= b <= 0xBF:
+            continue
+        if structural_length(b) <= len(data) - p:
+            return None
+        tail = [t for t in ref.decode(data).tokens if t.end > p]
+        if any(t.kind == "char" or t.start < p for t in tail):
+            return None
+        return None if len(tail) == 1 and tail[0].reason == "truncated" else p
+    return None
+
+
+def _when_complete_rule(prof: str, profile: str, policy: str, klass: str) -> Rule:
+    """checked-when-complete, reading values as ``prof`` does (``profile``: the claimed
+    one, a reporting difference; another: as that profile's rules are)."""
+    own = prof == profile
+    return Rule(Explanation(
+        "checked-when-complete" if own else f"profile:{prof}/checked-when-complete",
+        ("" if own else f"it decodes these bytes as the {prof} profile does "
+         f"({REGISTRY[prof].spec}), where it claims {profile}; ")
+        + "it takes the bytes a lead announces (RFC 2279 section 2) while they are "
+        "continuation bytes and checks the sequence against the table only once it has "
+        "them all: a prefix the table rejects is still incomplete to it, and a complete "
+        "sequence the table rejects is an error over all its bytes but the last (the "
+        "longest prefix it called incomplete)",
+        "reporting" if own else severity_of(klass)),
+        _when_complete(_ref(prof, policy), _ref("legacy", policy)), _completed)
+
+
+def _when_complete(ref: Reference, layout: Reference) -> Callable[[bytes], Prediction]:
+    """Tokens cut by RFC 2279's bit layout alone (``layout``, the legacy profile), each
+    sequence it decodes kept where ``ref`` decodes the same bytes to one character,
+    else an illegal error over all its bytes but the last, after which decoding
+    resumes. Each is decoded once from each point where decoding resumes."""
+    def predict(d: bytes) -> Prediction:
+        # ref's tokens alongside, walked afresh from each point decoding resumes at
+        theirs: Iterator[Token] = iter(())
+        r: Token | None = None
+
+        def step(t: Token) -> tuple[list[Token], int | None] | None:
+            nonlocal theirs, r
+            if r is None or r.start > t.start:
+                theirs = _walk(ref, d, t.start)
+                r = next(theirs, None)
+            while r is not None and r.start < t.start:
+                r = next(theirs, None)
+            if t.kind != "char":
+                return None
+            if r is not None and r.kind == "char" and (r.start, r.end) == (t.start, t.end):
+                return [r], None  # ref's value (an offset profile's)
+            # a sequence the table rejects: resume before its last byte
+            resume = max(t.start + 1, t.end - 1)
+            r = None
+            return [Token("error", None, t.start, resume, "illegal")], resume
+        return _predicted(_rewrite(layout, d, step), d)
+    return predict
+
+
+def _completed(data: bytes) -> list[bytes]:
+    """``data`` with the sequence its end cuts short completed by continuation bytes
+    (80), as many as its lead announces (RFC 2279 section 2); [] when the end cuts
+    none."""
+    for p in range(len(data) - 1, max(-1, len(data) - 6), -1):
+        if not 0x80 <= data[p] <= 0xBF:
+            short = structural_length(data[p]) - (len(data) - p)
+            return [data + b"\x80" * short] if short > 0 else []
+    return []
+
+
+def _errors_as(mine: Reference, theirs: Reference) -> Callable[[bytes], Prediction]:
+    """``mine``'s characters, and between them ``theirs``'s tokens where they are errors
+    that cover the same bytes (else ``mine``'s)."""
+    def predict(d: bytes) -> Prediction:
+        other = theirs.decode(d).tokens
+        toks: list[Token] = []
+        run: list[Token] = []
+
+        starts = [t.start for t in other]
+
+        def flush() -> None:
+            if run:
+                lo, hi = run[0].start, run[-1].end
+                a, b = bisect_left(starts, lo), bisect_left(starts, hi)
+                cut = other[a:b]
+                ok = bool(cut) and cut[0].start == lo and cut[-1].end == hi \
+                    and all(t.kind != "char" for t in cut)
+                toks.extend(cut if ok else run)
+                run.clear()
+        for t in mine.decode(d).tokens:
+            if t.kind == "char":
+                flush()
+                toks.append(t)
+            else:
+                run.append(t)
+        flush()
+        return _predicted(toks, d)
+    return predict
+
+
+def _truncated_tail(ref: Reference) -> Callable[[bytes], Prediction]:
+    def predict(d: bytes) -> Prediction:
+        r = ref.decode(d)
+        p = _structural_tail(d, ref)
+        if p is None:
+            return r, {}
+        toks = [t for t in r.tokens if t.end <= p]
+        toks.append(Token("error", None, p, len(d), "truncated"))
+        return _predicted(toks, d)
+    return predict
+
+
+def _surrogates(profile: str) -> bool:
+    """Does ``profile`` decode an encoded surrogate (ED A0 80) as one character?"""
+    toks = _ref(profile, "maximal-subpart").decode(b"\xed\xa0\x80").tokens
+    return len(toks) == 1 and toks[0].kind == "char"
+
+
+def _has_length(profile: str, n: int) -> bool:
+    """Has ``profile`` sequences of ``n`` bytes that a lead announces (RFC 2279
+    section 2)?"""
+    return n in _announced(REGISTRY[profile])
+
+
+def _is_surrogate(t: Token) -> bool:
+    return t.value is not None and 0xD800 <= t.value <= 0xDFFF
+
+
+def _above(top: int) -> Callable[[Token], bool]:
+    return lambda t: t.value is not None and t.value > top
+
+
+def _one_error(ref: Reference, which: Callable[[Token], bool]) -> Callable[[bytes], Prediction]:
+    """``ref``'s tokens, each character ``which`` picks an illegal error over its bytes."""
+    def predict(d: bytes) -> Prediction:
+        toks = [Token("error", None, t.start, t.end, "illegal")
+                if t.kind == "char" and which(t) else t for t in ref.decode(d).tokens]
+        return _predicted(toks, d)
+    return predict
+
+
+def _reasons(ref: Reference, mine: str, theirs: str) -> Callable[[bytes], Prediction]:
+    def predict(d: bytes) -> Prediction:
+        r = ref.decode(d)
+        reason = r.view("reason")
+        return r, {"reason": theirs if reason == mine else reason}
+    return predict
+
+
+#: Sequences where decoders part: ill-formed ones of four spec features (non-shortest
+#: form, surrogate, above U+10FFFF, a 5-byte form) that maximal subparts cut into one
+#: error per byte and whole-sequence policies into one; a truncated sequence (E1 80,
+#: then A), one error of maximal subparts and two of per-byte; and a 4-byte character
+#: (U+1F600; CESU-8 and modified UTF-8 have none): a rule about one meets the others.
+_PROBES = tuple(bytes.fromhex(h) for h in
+                ("E0 80 80", "ED A0 80", "F4 90 80 80", "F8 88 80 80 80", "E1 80 41",
+                 "F0 9F 98 80"))
+#: A lead byte announcing each length (RFC 2279 section 2), none of them a form some
+#: profile treats specially (C0, E0, ED, F0 and F4 are).
+_LEADS = {2: 0xC2, 3: 0xE1, 4: 0xF1, 5: 0xF9, 6: 0xFD}
+
+
+def window(data: bytes, at: int, width: int) -> range:
+    """``width`` positions of ``data`` around offset ``at`` (all of a short input):
+    where a long input's finding is."""
+    lo = max(0, min(at - width // 2, len(data) - width))
+    return range(lo, min(len(data), lo + width))
+
+
+def fresh_inputs(data: bytes, profile: str, at: int = 0) -> list[bytes]:
+    """Inputs made from ``data`` alone, deterministically: it in other text of the
+    profile (A, U+00E9 and U+20AC as the profile encodes them, before or after it,
+    and it twice), it followed by a lead byte of each length the profile's leads
+    announce and ASCII where that lead's continuation bytes belong (C2 41, E1 41 41,
+    ...), it after a continuation byte no lead claims (80) and after each of
+    :data:`_PROBES`, each of 12 of its bytes deleted, and each of them replaced by the
+    lowest and highest byte of its class in ``profile``'s table: the first 12 of a
+    short input, the 12 around offset ``at`` (its first difference) of a long one.
+
+    The text is of the Basic Multilingual Plane, which every profile encodes alike: a
+    character beyond it is a surrogate pair in CESU-8 and modified UTF-8, another
+    spec feature, and would test a rule about these bytes on other ones."""
+    table = REGISTRY[profile]
+    text: list[bytes] = []
+    for cp in (0x41, 0xE9, 0x20AC):
+        try:
+            text.append(table.encode([cp]))
+        except ValueError:  # a profile without it (EncodeError): other text will do
+            continue
+    out = [t + data for t in text[:2]] + [data + t for t in text]
+    # a lead of each length the profile announces, followed by ASCII where its
+    # continuation bytes belong: what a decoder that does not check them shows
+    out += [data + bytes([_LEADS[n]]) + b"A" * (n - 1) for n in sorted(_announced(table))]
+    out.append(b"\x80" + data)  # a continuation byte no lead claims
+    out += [p + data for p in _PROBES]  # each before it: decoded before it begins
+    if len(data) <= 32:
+        out.append(data + data)
+    where = window(data, at, 12)
+    out += [data[:i] + data[i + 1:] for i in where]
+    classes = byte_classes(profile)
+    for i in where:
+        lo, hi = next(c for c in classes if c[0] <= data[i] <= c[1])
+        out += [data[:i] + bytes([b]) + data[i + 1:] for b in sorted({lo, hi} - {data[i]})]
+    seen: set[bytes] = {data}
+    unique: list[bytes] = []
+    for f in out:
+        if f and f not in seen:
+            seen.add(f)
+            unique.append(f)
+    return unique
+
+
+#: What each kind of ``bad-outcome`` (:data:`~utf8fuzz.outcome.BAD_OUTCOME_KINDS`) means.
+_BAD_OUTCOME: dict[str, str] = {
+    "oversized-output": "more output than 8 code points a byte and 64 allow",
+    "span-outside-input": "an error span or token outside the input",
+    "spans-out-of-order": "error spans or tokens out of order",
+    "code-point-out-of-range": "a code point below 0 or above U+8421109F",
+    "mutated-input": "it overwrote the input it was given",
+}
+
+
+#: The decoder on a fresh input: its outcome and the (class, feature) of each of its
+#: divergences there; None when it cannot say.
+Run = Callable[[bytes], tuple[Outcome, frozenset[tuple[str, str]]] | None]
+
+
+def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
+            feature: str, *, run: Run | None = None, at: int = 0) -> Explanation:
+    """The explanation of a decoder's outcome ``out`` on ``data``, where it claims
+    ``profile`` and ``policy`` and its divergence was classed ``klass`` at
+    ``feature`` (see the module docstring for the rules). With ``run``, a rule is
+    believed only after it also held on :func:`fresh_inputs` made from the input (from
+    the bytes around offset ``at``, the first difference, of one over
+    :data:`LONG_INPUT` bytes: see :func:`_around`); :func:`unexplained` says when one
+    does not, and which fresh inputs it leaves to another bug. Of the rules that
+    hold, the first that leaves none wins, else the one that leaves fewest (the first
+    of those): the rule that explains more of what the decoder did; past
+    :data:`EXPLAIN_BYTES` of predictions, rules not yet checked are passed over. Without ``run``,
+    the first rule that holds, not checked (``checked`` 0)."""
+    if not out.ok:
+        what = ("hangs" if out.status == "timeout"
+                else f"answers what is not an outcome of its input ({feature}: "
+                     + _BAD_OUTCOME.get(feature, "see its detail") + ")"
+                if out.status == "bad-outcome" else f"crashes ({feature})")
+        return Explanation(f"{out.status}:{feature}", f"it {what}", "non-conformance")
+    fresh: list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]] | None = None
+    best: tuple[int, Explanation] | None = None
+    budget = Budget(EXPLAIN_BYTES)
+    lo, hi = _around(data, at, _ref(profile, policy)) if run is not None else (0, len(data))
+    near = data[lo:hi]
+    # a long input's own bytes around its difference: a rule they refute is not worth
+    # a walk of the whole input
+    first = _fresh_outcomes([near], run) if run is not None and near != data else []
+    for rule in candidates(data, profile, policy, klass, feature, out, run):
+        if first and rule.predict is not None and unexplained(
+                rule, first, profile, policy, (klass, feature), budget) is None:
+            continue
+        if run is not None and rule.predict is not None and not budget.spend(len(data)):
+            continue
+        if not rule.holds(data, out):
+            continue
+        if run is None:
+            return rule.explanation
+        if rule.predict is None:  # predicts nothing: only when no rule was checked
+            return best[1] if best is not None else rule.explanation
+        if fresh is None:
+            fresh = first + _fresh_outcomes(fresh_inputs(near, profile, at - lo), run)
+        extra = _fresh_outcomes(rule.probes(near), run) if rule.probes else []
+        left = unexplained(rule, fresh + extra, profile, policy, (klass, feature), budget)
+        if left is None:
+            continue
+        e = rule.explanation
+        if best is None or left < best[0]:
+            best = (left, Explanation(e.rule, e.text, e.severity, len(fresh) + len(extra)))
+        if left == 0:
+            break
+    if best is None:
+        raise AssertionError("the last rule always holds")
+    return best[1]
+
+
+#: Over this many bytes, an input's fresh inputs are made from the bytes around its
+#: first difference (:func:`_around`): a rule is checked on what the difference is
+#: made of, and each check costs what a short input's does, not a walk of the input.
+LONG_INPUT = 256
+
+
+def _around(data: bytes, at: int, ref: Reference, width: int = 32) -> tuple[int, int]:
+    """``(lo, hi)``: all of ``data`` up to :data:`LONG_INPUT` bytes; else about
+    ``width`` bytes each side of offset ``at``, widened to ``ref``'s token boundaries
+    (no sequence or error cut in two)."""
+    if len(data) <= LONG_INPUT:
+        return 0, len(data)
+    a, b = max(0, at - width), min(len(data), at + width)
+    lo, hi = 0, len(data)
+    for t in ref.decode(data).tokens:
+        if t.start <= a:
+            lo = t.start
+        if t.end >= b:
+            hi = t.end
+            break
+    return lo, hi
+
+
+class Budget:
+    """Work left, in bytes predicted: :meth:`spend` takes ``n`` and says whether
+    there was that much left (once it says no, :attr:`spent` stays true)."""
+
+    def __init__(self, total: int) -> None:
+        self.left = total
+        self.spent = False
+
+    def spend(self, n: int) -> bool:
+        self.left -= n
+        self.spent = self.spent or self.left < 0
+        return not self.spent
+
+
+def unexplained(rule: Rule, fresh: Iterable[tuple[bytes, Outcome, frozenset[tuple[str, str]]]],
+                profile: str, policy: str, kind: tuple[str, str],
+                budget: Budget | None = None) -> int | None:
+    """How many of the decoder's outcomes on fresh inputs ``rule`` leaves to another
+    bug; None when one refutes it, or when ``budget`` runs out before all are
+    checked. A fresh outcome the rule does not reproduce
+    refutes it, unless the rule predicts no divergence there and the decoder's
+    divergence is of another class or feature than the one explained (``kind``):
+    that is another finding's evidence, not this rule's failure (a decoder with two
+    bugs shows the second on some fresh input)."""
+    assert rule.predict is not None
+    left = 0
+    for data, out, kinds in fresh:
+        if budget is not None and not budget.spend(len(data)):
+            return None
+        pred = rule.predict(data)
+        if _same(pred, out):
+            continue
+        base, override = pred
+        ref = _ref(profile, policy).decode(data)
+        try:
+            quiet = all((override[v] if v in override else base.view(v)) == ref.view(v)
+                        for v in _shown(out))
+        except ViewUnavailable:
+            quiet = False
+        if not quiet or kind in kinds:
+            return None
+        left += 1
+    return left
+
+
+def _fresh_outcomes(inputs: list[bytes], run: Run
+                    ) -> list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]]:
+    """The decoder's outcomes on ``inputs`` (a failure is another finding's business,
+    so it is left out). Every input is run: they are few (:func:`fresh_inputs`), and
+    a bound in seconds would make the explanation depend on the machine's load."""
+    got: list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]] = []
+    for f in inputs:
+        r = run(f)
+        if r is not None and r[0].ok:
+            got.append((f, *r))
+    return got
+
+
+def rule_of(data: bytes, profile: str, policy: str, klass: str, feature: str,
+            rule: str, out: Outcome | None = None) -> Rule | None:
+    """The candidate named ``rule`` for this input (None: no such candidate)."""
+    for r in candidates(data, profile, policy, klass, feature, out):
+        if r.explanation.rule == rule:
+            return r
+    return None
+
+
+__all__ = ["LONG_INPUT", "RULES", "SEVERITIES", "Explanation", "Rule", "candidates", "explain",
+           "explains_first", "fresh_inputs", "rule_of", "unexplained", "window"]

@@ -1,0 +1,63 @@
+"""The committed corpus (corpus/) grouped into findings: each finding listed by hand
+with the root cause it stands for, read off the decoder's behaviour on the entry's
+input and the spec clause the reference follows. Eight causes, eight findings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from utf8fuzz.engine import corpus
+from utf8fuzz.triage.group import entry_findings
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+
+#: (family, rule) -> the root cause, in words
+CAUSES: dict[tuple[str, str], str] = {
+    ("iconv", "profile:kuhn/checked-when-complete"):
+        "glibc's UTF-8 decoder reads the 31-bit sequences of RFC 2279 as Kuhn's FAQ "
+        "does (5- and 6-byte forms, values above U+10FFFF; no surrogates, no overlong "
+        "forms), which its 31-bit targets (UCS-4, wchar_t, UTF-8) pass on; and it "
+        "checks a sequence only once it has every byte the lead announces (E0 80 at "
+        "the end is one truncated error to it)",
+    ("iconv", "checked-when-complete"):
+        "the same decoder seen through the UTF-32LE target, which rejects what Unicode "
+        "rejects (above U+10FFFF included) but only once a sequence is complete: E0 80 "
+        "and ED A0 at the end are one truncated error, F4 90 80 80 and the 5- and 6-byte "
+        "forms an error over all their bytes but the last (what it calls incomplete): "
+        "a reporting difference, where the targets above accept",
+    ("icu", "profile:surrogatepass/maximal-subpart+4-byte-one-error"):
+        "ICU's CESU-8 converter reads sequences as UTF-8 with encoded surrogates does: a "
+        "lone surrogate half (ED A0 80) is accepted, a 4-byte prefix (F0 9F, F4) is cut "
+        "as UTF-8's maximal subparts, and a complete 4-byte sequence, which CESU-8 has "
+        "none of, is one error",
+    ("pyicu", "ignore-substitutes"):
+        "PyICU's ignore mode substitutes U+FFFD instead of dropping (upstream behaviour, "
+        "in known.toml)",
+    ("cpython", "errors-as:unicode"):
+        "CPython's surrogatepass handler takes only complete encoded surrogates; what it "
+        "rejects is cut by the UTF-8 decoder underneath, by Unicode's maximal subparts "
+        "(ED A0 at the end: two errors, where the surrogatepass profile has one)",
+    ("mutf8", "continuations-unchecked"):
+        "amulet-mutf8's Python decoder takes the bytes after a lead byte as its "
+        "continuation bytes without checking them (RFC 2279's bit layout alone), and a "
+        "lead the end cuts short is an error by itself",
+    ("mutf8", "continuations-unchecked+latin1"):
+        "amulet-mutf8's C decoder does the same in its own loop, which also passes a byte "
+        "no lead claims (80..BF, F0..FF) through as Latin-1",
+    ("mutf8", "crash:RuntimeError"):
+        "amulet-mutf8's Python decoder raises on a byte no lead claims (80)",
+}
+
+
+def test_the_committed_corpus_groups_into_its_root_causes() -> None:
+    entries, problems = corpus.load(CORPUS)
+    assert not problems
+    found = {(f["family"], f["rule"]) for e in entries for f in entry_findings(e)}
+    assert found == set(CAUSES)
+
+
+def test_the_committed_corpus_is_the_current_format_and_names_its_findings() -> None:
+    entries, _ = corpus.load(CORPUS)
+    for e in entries:
+        assert e.sidecar["format"] == corpus.FORMAT and len(e.sidecar["decoders"]) == 1
+        assert e.sidecar["finding"]["pattern"], e.id
