@@ -17,7 +17,10 @@ questions it cannot ask that way, each a decoder's optional operation
 Each is self-differential: a decoder against its own fresh outcome of the same
 bytes (:func:`settled`), so no reference is needed and a decoder's ordinary
 divergences never show here. One finding per decoder and class: the signature's
-feature is fixed by the class (:data:`FEATURES`).
+feature is fixed by the class (:data:`FEATURES`). A decoder's state is unknown
+when it is asked, so a difference is confirmed (:func:`holds`) with each question
+asked after :data:`NEUTRAL`, one plain call that spends state an earlier input
+left; the minimizer and replay ask the same way.
 
 Sampling. One input in :data:`CHECK_EVERY` (``$UTF8FUZZ_CALL_EVERY``; ``0`` turns
 the checks off), chosen by a hash of its bytes, so the same inputs are checked on
