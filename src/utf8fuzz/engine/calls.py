@@ -87,6 +87,8 @@ MENU_BYTES = 4096
 #: Limits of a recorded call (a sidecar is hostile data).
 MAX_HISTORY = 8
 MAX_GUARD_BYTES = 4096
+#: Inputs remembered as checked (:meth:`CallChecks.due`), then forgotten at once.
+MAX_CHECKED = 1 << 14
 #: Minimizer steps per input of a finding (a count: the same core on every run).
 MINIMIZE_STEPS = 2000
 
@@ -379,6 +381,7 @@ class CallChecks:
     hit: set[tuple[str, str]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
+        self._checked: set[bytes] = set()
         self._offers = {d.name: offered(d) for d in self.decoders}
         for d in self.decoders:
             for c, yes in self._offers[d.name].items():
@@ -386,7 +389,17 @@ class CallChecks:
                     self.declined.setdefault(d.name, set()).add(c)
 
     def due(self, data: bytes) -> bool:
-        return self.every > 0 and zlib.crc32(data) % self.every == 0
+        """Is ``data`` one to check: chosen by its hash, and not checked before in
+        this run (a fuzzer repeats inputs - the empty one above all, whose CRC-32
+        is 0 - and each would be checked again at full cost)."""
+        if self.every <= 0 or zlib.crc32(data) % self.every:
+            return False
+        if data in self._checked:
+            return False
+        if len(self._checked) >= MAX_CHECKED:
+            self._checked.clear()
+        self._checked.add(data)
+        return True
 
     def check(self, data: bytes) -> list[Hit]:
         """Ask every decoder due on ``data`` (:meth:`due` first) about it."""
