@@ -799,9 +799,8 @@ class Worker:
             what = f"exited with status {code}"
         raw = bytes(self._err)
         tail = raw[-300:].decode("utf-8", "backslashreplace").strip()
-        # stderr may echo hostile input: keep it printable and short.
-        tail = "".join(c if c.isprintable() else "?" for c in tail.splitlines()[-1:][0]) \
-            if tail else ""
+        # stderr may echo hostile input: its last line, through the one escaping function
+        tail = safe.text(tail.splitlines()[-1], 300) if tail else ""
         if code is not None and self._ran_out_of_memory(raw[-4096:]):
             limit = f"limit {self._limit_mib} MiB" if self._limit_mib else "no limit set"
             what = f"ran out of memory ({limit}): {what}"

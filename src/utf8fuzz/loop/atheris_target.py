@@ -54,7 +54,7 @@ import types
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from utf8fuzz import safe
 
@@ -409,12 +409,23 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
                 for x in [*found[n:], *unreproduced[u:]]:
                     f.write(json.dumps(x.to_json()) + "\n")
 
+    def cover(walks: tuple[Any, ...]) -> bool:
+        """The walks of an input as libFuzzer's coverage; whether a feature was new
+        (the slow decoders get such an input: finder.cover)."""
+        cov, new = covs[0], False
+        for (profile, _), walk in zip(keys, walks, strict=True):
+            new = cov.feed_walk(profile, walk) or new
+        return new
+
+    finder.cover = cover
+
     def log_stats() -> None:
         """This process's counts, for the harness's summary (``{"stats": ...}``)."""
         if log:
             with open(log, "a", encoding="utf-8") as f:
                 f.write(json.dumps({"stats": {
                     "pid": os.getpid(), "executions": finder.executions,
+                    "bytes": finder.bytes, "inputs_seen": finder.inputs_seen(),
                     "divergent_inputs": finder.divergent_inputs,
                     "calls": dict(finder.calls.asked) if finder.calls is not None else {},
                 }}) + "\n")
@@ -428,10 +439,8 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
             return
         if not covs:
             covs.append(TableCoverage(libfuzzer_counters()))
-        cov = covs[0]
         n, u = len(found), len(unreproduced)
-        for (profile, _), walk in zip(keys, queue(data), strict=True):
-            cov.feed_walk(profile, walk)
+        queue(data)  # its walks go to the coverage (cover) before it is compared
         if one_by_one:
             finder.flush()
         log_new(n, u)

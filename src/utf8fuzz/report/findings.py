@@ -187,6 +187,7 @@ _FIXED = {
     "truncated-by-structure": "cuts a sequence the end cuts short by its lead byte alone",
     "truncated-for-illegal": "calls an impossible prefix at the end truncated",
     "illegal-for-truncated": "calls a sequence the end cuts short illegal",
+    "end-unchecked": "accepts a sequence the end cuts short (its end is not checked)",
     "spans-lead-byte-only": "reports error spans of the lead byte only",
 }
 
@@ -215,6 +216,7 @@ def feature_words(feature: str) -> str:
 _STREAM_WORDS = {
     "each-chunk-as-final": "decodes each chunk as if it were the last",
     "drops-held-bytes": "loses the bytes it should hold for the next chunk",
+    "forgets-held-bytes": "loses the bytes it held when the next chunk comes",
 }
 
 

@@ -43,12 +43,19 @@ in this order, the first that reproduces every view the decoder showed deciding:
    between as another profile does (``errors-as:unicode``: CPython's surrogatepass
    handler); it cuts the end of the input by the lead's high bits alone
    (one truncated error); it calls an impossible prefix at the end truncated, or a
-   truncation illegal; its error spans cover the lead byte only;
-6. for a streaming decoder that differs from its own one-shot result, how it carries
-   a sequence a chunk boundary cuts: it decodes each chunk as if it were the last
-   (``stream:each-chunk-as-final``) or loses the bytes it should hold
-   (``stream:drops-held-bytes``); else the feature of the sequence a boundary cuts
-   (``split:4-byte-sequence``);
+   truncation illegal; its error spans cover the lead byte only; it does not check
+   the end: a sequence the end cuts short is dropped without an error
+   (``end-unchecked``);
+6. for a streaming decoder that differs from its own one-shot result (an
+   ``incremental-differs`` divergence, which gets these rules alone: the one-shot
+   sibling, fed the same bytes whole, refutes any rule of the bytes alone), how it
+   carries a sequence a chunk boundary cuts: it decodes each chunk as if it were the
+   last (``stream:each-chunk-as-final``), loses the bytes it should hold at the
+   chunk's end (``stream:drops-held-bytes``) or when the next chunk comes
+   (``stream:forgets-held-bytes``: the end still sees them), each also checked on the
+   input ended at each boundary and ended there with ASCII after it (what tells
+   them apart on a validator's yes or no); else the feature of the sequence a
+   boundary cuts (``split:4-byte-sequence``);
 7. otherwise the signature's own class and feature (``accepts-ill-formed/surrogate``),
    which predicts nothing and is never refuted.
 
@@ -207,7 +214,14 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                ) -> Iterator[Rule]:
     """The rules 2-7 of the module docstring, in order (a caller takes the first
     that holds); ``out``, the decoder's outcome, and ``run``, the decoder, say where
-    a streaming split shows (:func:`_split_feature`)."""
+    a streaming split shows (:func:`_split_feature`). An ``incremental-differs``
+    divergence gets the streaming rules (6) alone: its one-shot sibling, fed the same
+    bytes whole, does not differ so, which refutes on this very input any rule that is
+    a function of the bytes alone (2-5)."""
+    if klass == "incremental-differs":
+        yield from _stream_rules(data, _ref(profile, policy), out, run)
+        yield _signature_rule(klass, feature)
+        return
     for pol in POLICIES:
         if pol != policy:
             yield _reference_rule(
@@ -344,29 +358,72 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
     yield Rule(Explanation("spans-lead-byte-only",
                            "its error spans cover only the first byte of each error",
                            "reporting"), lead_only)
-    if klass == "incremental-differs":
-        # How it carries a sequence a chunk boundary cuts, whatever its length: as
-        # if the chunk were the end of the input, or not at all (its bytes lost).
-        for lose, name, what in (
-                (False, "each-chunk-as-final",
-                 "it decodes each chunk as if it were the last: a sequence a chunk "
-                 "boundary cuts is an error where the chunk ends, and its rest in the "
-                 "next chunk stray continuation bytes"),
-                (True, "drops-held-bytes",
-                 "it does not hold back the bytes a chunk ends with when they begin a "
-                 "sequence: they are lost, without an error, and the rest of that "
-                 "sequence in the next chunk is stray continuation bytes")):
-            yield Rule(Explanation(f"stream:{name}", f"fed in chunks, {what}: a "
-                                   "streaming bug", "non-conformance"),
-                       _chunked(mine, lose))
-        cut = _split_feature(data, mine, out, run)
-        if cut is not None:
-            yield Rule(Explanation(
-                f"split:{cut}", f"fed in chunks, it differs from its own one-shot result "
-                f"where a chunk boundary cuts a sequence ({cut}): a streaming bug",
-                "non-conformance"), None)
-    yield Rule(Explanation(f"{klass}/{feature}", f"{klass.replace('-', ' ')} at {feature}",
-                           severity_of(klass)), None)
+    yield Rule(Explanation("end-unchecked",
+                           "it does not check the end of the input: a sequence the end "
+                           "cuts short is dropped without an error, as if more input were "
+                           "to come (a streaming decoder or validator that is never told "
+                           "the input ended, or forgets to check what it holds then)",
+                           "non-conformance"), _end_unchecked(mine))
+    yield _signature_rule(klass, feature)
+
+
+def _end_unchecked(ref: Reference) -> Callable[[bytes], Prediction]:
+    """The reference without the truncated error the input ends with, if it ends so."""
+    def predict(d: bytes) -> Prediction:
+        toks = list(ref.decode(d).tokens)
+        if toks and toks[-1].reason == "truncated" and toks[-1].end == len(d):
+            toks.pop()
+        return _predicted(toks, d)
+    return predict
+
+
+def _signature_rule(klass: str, feature: str) -> Rule:
+    return Rule(Explanation(f"{klass}/{feature}", f"{klass.replace('-', ' ')} at {feature}",
+                            severity_of(klass)), None)
+
+
+def _stream_rules(data: bytes, mine: Reference, out: Outcome | None, run: Run | None
+                  ) -> Iterator[Rule]:
+    """How a streaming decoder carries a sequence a chunk boundary cuts, whatever its
+    length: as if the chunk were the end of the input, or not at all (its bytes
+    lost at the chunk's end, or when the next chunk comes); else the feature of the
+    sequence a boundary cuts. Each is also checked on :func:`_boundary_probes`."""
+    for lose, last, name, what in (
+            (False, False, "each-chunk-as-final",
+             "it decodes each chunk as if it were the last: a sequence a chunk "
+             "boundary cuts is an error where the chunk ends, and its rest in the "
+             "next chunk stray continuation bytes"),
+            (True, True, "drops-held-bytes",
+             "it does not hold back the bytes a chunk ends with when they begin a "
+             "sequence: they are lost, without an error, and the rest of that "
+             "sequence in the next chunk is stray continuation bytes"),
+            (True, False, "forgets-held-bytes",
+             "it holds back the bytes a chunk ends with when they begin a sequence, but "
+             "forgets them when the next chunk comes: they are lost, without an error, "
+             "and the rest of that sequence is stray continuation bytes (the end of "
+             "the input after them is still an error)")):
+        yield Rule(Explanation(f"stream:{name}", f"fed in chunks, {what}: a "
+                               "streaming bug", "non-conformance"),
+                   _chunked(mine, lose, last), _boundary_probes)
+    cut = _split_feature(data, mine, out, run)
+    if cut is not None:
+        yield Rule(Explanation(
+            f"split:{cut}", f"fed in chunks, it differs from its own one-shot result "
+            f"where a chunk boundary cuts a sequence ({cut}): a streaming bug",
+            "non-conformance"), None)
+
+
+def _boundary_probes(data: bytes) -> list[bytes]:
+    """At each chunk boundary inside ``data`` (:func:`~utf8fuzz.decoders.chunks.cuts`):
+    the input ended there, and ended there with ``A`` after it. They tell the stream
+    rules apart where a view says little (a validator's yes or no): the bytes a
+    boundary cuts off the rest of their sequence are then followed by ASCII in a chunk
+    of its own (lost: accepted; decoded as if final: an error), or by the end (lost at
+    the chunk's end, or only when the next chunk comes)."""
+    out: list[bytes] = []
+    for c in cuts(data)[:-1]:
+        out += [data[:c], data[:c] + b"A"]
+    return out
 
 
 #: Where an extra output goes (:func:`_insertion_rules`), in the words of a rule.
@@ -666,18 +723,20 @@ def _rejecting(ref: Reference, table: Profile, feat: str, n: int
     return predict
 
 
-def _chunked(ref: Reference, lose: bool) -> Callable[[bytes], Prediction]:
+def _chunked(ref: Reference, lose: bool, last: bool = True) -> Callable[[bytes], Prediction]:
     """The reference fed the chunks of :func:`~utf8fuzz.decoders.chunks.cuts` one by
     one, each decoded alone; ``lose``: a truncated error a chunk ends with (bytes a
-    decoder must hold for the next chunk) dropped, the last chunk's too (every chunk
-    is fed as not final; the end is an empty final call)."""
+    decoder must hold for the next chunk) dropped, the last chunk's too when ``last``
+    (every chunk is fed as not final; the end is an empty final call), else kept (the
+    held bytes are lost only when another chunk comes)."""
     def predict(d: bytes) -> Prediction:
         toks: list[Token] = []
         prev = 0
-        for c in cuts(d):
+        ends = cuts(d)
+        for c in ends:
             part = [t._replace(start=t.start + prev, end=t.end + prev)
                     for t in ref.decode(d[prev:c]).tokens]
-            if lose and part and part[-1].reason == "truncated":
+            if lose and part and part[-1].reason == "truncated" and (last or c != ends[-1]):
                 part.pop()
             toks += part
             prev = c
