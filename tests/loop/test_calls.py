@@ -142,3 +142,10 @@ def test_diff_asks_after_and_placed() -> None:
     assert got is not None
     assert got[d.name]["placed"]["class"] == calls.OUTSIDE
     assert got[d.name]["history"]["class"] is None
+
+
+def test_an_input_is_checked_once() -> None:
+    # the empty input's CRC-32 is 0: chosen at any rate, and fuzzers repeat it
+    c = calls.CallChecks([], 512)
+    assert c.due(b"") and not c.due(b"")
+    assert calls.CallChecks([], 0).due(b"") is False  # 0: off
