@@ -106,7 +106,8 @@ def _loop(args: argparse.Namespace) -> int:
         result = loop_bench.bench(inputs=args.inputs, warmup=args.warmup, seed=args.seed,
                                   runs=args.runs, tree=args.tree, compare=args.compare,
                                   callgrind=args.callgrind, long_inputs=args.long_inputs,
-                                  long_warmup=args.long_warmup)
+                                  long_warmup=args.long_warmup,
+                                  baseline_env=loop_bench.baseline_env(args.baseline_env))
     except (ValueError, OSError) as e:
         raise UsageError(str(e)) from None
     except RuntimeError as e:  # a tree whose loop does not run: say so, no traceback

@@ -20,12 +20,15 @@ def run(args: argparse.Namespace) -> int:
 
     from utf8fuzz import decoders
     from utf8fuzz.commands._console import console as make_console
+    from utf8fuzz.engine.calls import offered
     from utf8fuzz.outcome import VIEWS
 
     found, missing = decoders.discover_all()
     if args.json:
         print(json.dumps({
-            "available": [d.describe() for d in found],
+            "available": [{**d.describe(), "checks": sorted(c for c, on in offered(d).items()
+                                                            if on)}
+                          for d in found],
             "unavailable": [{"name": u.name, "reason": u.reason} for u in missing],
         }, indent=2, sort_keys=True, ensure_ascii=True))  # ASCII: a plug-in's words are hostile
         return 0
@@ -34,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
     table.add_column("profile", overflow="fold")
     table.add_column("policy", overflow="fold")
     table.add_column("shows", overflow="fold")
+    # the checks of the call each decoder gets in the fuzz loop (engine/calls.py)
+    table.add_column("checks", overflow="fold")
     table.add_column("versions", overflow="fold")
     # The references differ only by policy: one row per profile keeps the table short.
     refs: dict[str, list[str]] = {}
@@ -43,15 +48,17 @@ def run(args: argparse.Namespace) -> int:
     for profile, policies in refs.items():
         table.add_row(Text(safe.text(f"ref:{profile}:*")), Text(safe.text(profile)),
                       Text(safe.text(", ".join(policies))),
-                      Text("every view"), Text("utf8fuzz (spec transcription)"))
+                      Text("every view"), Text("-"), Text("utf8fuzz (spec transcription)"))
     every = frozenset(VIEWS)
     for d in found:
         if d.name.startswith("ref:"):
             continue
         vers = ", ".join(f"{k} {v}" for k, v in d.versions().items() if k != "spec")
         shows = "every view" if d.shows >= every else " ".join(v for v in VIEWS if v in d.shows)
+        checks = " ".join(c for c, on in offered(d).items() if on) or "-"
         # a plug-in names itself and states its own versions: anything may be in them
-        table.add_row(*(Text(safe.text(x)) for x in (d.name, d.profile, d.policy, shows, vers)))
+        table.add_row(*(Text(safe.text(x)) for x in (d.name, d.profile, d.policy, shows,
+                                                      checks, vers)))
     console = make_console()
     console.print(table)
     for u in missing:

@@ -64,6 +64,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input_arguments(p)
     add_decoder_arguments(p)
     p.add_argument("--json", action="store_true", help="print one stable JSON object")
+    p.add_argument("--after", action="append", metavar="HEX", default=None,
+                   help="also decode the input after earlier calls on these inputs, in hex "
+                        "(repeat for several), and say which decoders answer otherwise "
+                        "than fresh (history-dependent)")
+    p.add_argument("--placed", type=int, metavar="OFFSET", default=None,
+                   help="also hand the input over as a view at OFFSET in a larger buffer of "
+                        "--guard bytes, and say which decoders answer otherwise than fresh")
+    p.add_argument("--guard", default="80", metavar="HEX",
+                   help="the guard byte around a --placed view (default 80)")
     p.epilog = (
         f"Inputs over {SUMMARY_ABOVE} bytes are summarized: the first {ITEMS} tokens, "
         f"code points and spans of each view, and their counts (in JSON too). Over "
@@ -153,17 +162,62 @@ def run(args: argparse.Namespace) -> int:
     results = [(d, outcomes[d.name] if d.name in outcomes else checked(d.decode(data), len(data)))
                for d in decs]
     divergences = result.divergences
+    asked = _calls(args, data, decs)
     if args.json:
-        print(json.dumps(
-            {"input": data.hex(),
-             "decoders": {d.name: with_chunks(d, decoder_json(d, o), data) for d, o in results},
-             "divergences": [verdict_json(x) for x in divergences]},
-            indent=2, sort_keys=True, ensure_ascii=True,  # names, crash messages: hostile
-        ))
+        doc = {"input": data.hex(),
+               "decoders": {d.name: with_chunks(d, decoder_json(d, o), data) for d, o in results},
+               "divergences": [verdict_json(x) for x in divergences]}
+        if asked is not None:
+            doc["calls"] = asked
+        print(json.dumps(doc, indent=2, sort_keys=True,
+                         ensure_ascii=True))  # names, crash messages: hostile
         return 0
     _print_text(data, results)
     _print_verdict(divergences, [d for d in decs if not d.name.startswith("ref:")])
+    if asked is not None:
+        for name, a in asked.items():
+            for said in a.values():
+                print(safe.text(f"{name}: {said['call']}: " + (
+                    "cannot be asked so" if said["answers"] is None else
+                    "answers as fresh" if said["class"] is None else
+                    f"{said['class']}: {said['detail']}")))
     return 0
+
+
+def _calls(args: argparse.Namespace, data: bytes, decs: list[Decoder]
+           ) -> dict[str, dict[str, Any]] | None:
+    """``--after`` and ``--placed``: each decoder asked so (:mod:`utf8fuzz.engine.calls`)
+    against its fresh outcome; None when neither was given. Bad values exit 2."""
+    from utf8fuzz.engine import calls
+
+    if args.after is None and args.placed is None:
+        return None
+    asks: list[calls.Call] = []
+    try:
+        if args.after is not None:
+            asks.append(calls.Call(tuple(bytes.fromhex(h) for h in args.after)))
+        if args.placed is not None:
+            guard = int(args.guard, 16)
+            total = args.placed + len(data) + 8
+            asks.append(calls.Call.from_json({"check": "placed", "offset": args.placed,
+                                              "total": total, "guard": guard}, len(data)))
+    except ValueError as e:
+        from utf8fuzz.errors import UsageError
+
+        raise UsageError(safe.text(f"{e}: --after takes hex, --placed a non-negative "
+                                   "offset, --guard one byte in hex", 300)) from None
+    out: dict[str, dict[str, Any]] = {}
+    for d in decs:
+        if d.name.startswith("ref:"):
+            continue
+        for call in asks:
+            fresh = calls.settled(d, data)
+            got = calls.ask_settled(d, call, data)
+            hit = None if got is None else calls.compared(d, call, data, fresh, got)
+            out.setdefault(d.name, {})[call.check] = {
+                "call": call.describe(), "answers": None if got is None else got.to_json(),
+                "class": hit.klass if hit else None, "detail": hit.detail if hit else None}
+    return out
 
 
 def _print_verdict(divergences: list[Divergence], judged: list[Decoder]) -> None:

@@ -84,6 +84,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="decode every decoder in full on one input in N; the others are "
                         "screened by cheap views first (default $UTF8FUZZ_FULL_EVERY or 8; "
                         "1: always in full)")
+    p.add_argument("--call-every", type=int, default=None, metavar="N",
+                   help="ask each decoder about the call on one input in N: after earlier "
+                        "calls, and as a view in a larger buffer (default "
+                        "$UTF8FUZZ_CALL_EVERY or 512; 0: off)")
 
 
 def writable_dir(path: Path, option: str) -> Path:
@@ -150,6 +154,16 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"--seed must be from 0 to {2**31 - 1}")
     if args.full_every is not None and args.full_every < 1:
         raise UsageError("--full-every must be at least 1")
+    from utf8fuzz.engine.calls import CHECK_EVERY_ENV, check_every_default
+
+    if args.call_every is not None:
+        if args.call_every < 0:
+            raise UsageError("--call-every must be at least 0 (0: no checks of the call)")
+        os.environ[CHECK_EVERY_ENV] = str(args.call_every)  # the engines' processes too
+    try:
+        check_every_default()
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     corpus = writable_dir(Path(args.corpus), "--corpus")
     for sub in (entries_dir(corpus), inputs_dir(corpus)):
         if sub.exists():
@@ -313,6 +327,12 @@ def _print_summary(result: dict[str, Any]) -> None:
                                "failed": "a failure (below)"}.get(
                                    str(result["ended"]), safe.text(result["ended"])))
     t.add_row("divergent inputs", f"{result['divergent_inputs']:,}")
+    calls = result.get("call_checks") or {}
+    if calls:  # the checks of the call (engine/calls.py)
+        asked = calls.get("asked") or {}
+        t.add_row("checks of the call", "off ($UTF8FUZZ_CALL_EVERY=0)" if not calls["every"]
+                  else f"history {asked.get('history', 0):,}, placed "
+                       f"{asked.get('placed', 0):,} (one input in {calls['every']})")
     t.add_row("new findings", f"{len(result['new_findings'])} (from {len(result['new'])} new "
               "signatures; the others add evidence to findings already in the corpus)")
     if result.get("known"):

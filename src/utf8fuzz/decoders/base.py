@@ -29,6 +29,13 @@ exception becomes a ``crash`` outcome carrying the exception's type and message,
 one broken decoder cannot bring the harness down. Adapters that run code out of
 process turn a dead process into ``crash`` and a deadline into ``timeout`` themselves.
 
+Two optional operations ask about the call rather than the bytes (cryptofuzz's
+optional operations; :mod:`utf8fuzz.engine.calls` asks them): :meth:`Decoder.run_after`
+decodes an input after a history of earlier calls, in the state the decoder keeps
+between calls, and :meth:`Decoder.run_placed` decodes it handed over as a view into a
+larger buffer of guard bytes. Each may answer None: the decoder cannot be asked so,
+and that check is not made (and is shown as not made).
+
 Speed is opt-in and lives apart: a decoder may also offer the fuzz loop's cheaper
 operations (screens, out-of-process batches), which :mod:`utf8fuzz.engine.screening`
 defines and documents. Nothing here depends on them.
@@ -42,8 +49,9 @@ from __future__ import annotations
 import signal
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from utf8fuzz.outcome import Outcome
 
@@ -135,6 +143,19 @@ def mutated(data: bytes, provenance: dict[str, str] | None = None) -> Outcome:
                            provenance)
 
 
+def placed(data: bytes, offset: int, total: int, guard: int) -> memoryview:
+    """``data`` as a view of ``len(data)`` bytes at ``offset`` inside a fresh
+    ``bytearray`` of ``total`` bytes whose other bytes are all ``guard``. The view
+    is a slice of the whole buffer's view, so its ``obj`` is the whole buffer (as a
+    view a server hands over is)."""
+    n = len(data)
+    if not (offset >= 0 and offset + n <= total and 0 <= guard <= 255):
+        raise ValueError(f"cannot place {n} bytes at {offset} in {total} (guard {guard})")
+    buf = bytearray([guard]) * total
+    buf[offset:offset + n] = data
+    return memoryview(buf)[offset:offset + n]
+
+
 def family(decoder: str) -> str:
     """The library behind a decoder name: the part before the first ``:``, except
     for a user's decoders, each its own family without its mode (a plug-in's
@@ -168,6 +189,9 @@ class Decoder(ABC):
     family: str | None = None
     own: bool = False
     spec: str | None = None
+    #: :meth:`run` takes any bytes-like object (a memoryview slice of a bytearray) as
+    #: it takes bytes, so the base :meth:`run_placed` can hand it one.
+    takes_views: bool = False
 
     @abstractmethod
     def run(self, data: bytes) -> Outcome:
@@ -176,6 +200,29 @@ class Decoder(ABC):
     def versions(self) -> dict[str, str]:
         """What produced the outcome: library, Unicode/ICU version, code path."""
         return {}
+
+    def run_after(self, history: Sequence[bytes], data: bytes) -> Outcome | None:
+        """Decode each input of ``history`` in the state this decoder keeps between
+        calls (the same object or process, nothing reset), ignore their outcomes, then
+        decode ``data`` and return its outcome (:meth:`decode`'s, never raising).
+        None: this decoder cannot be asked so. The default runs each history input
+        through :meth:`run`, its exceptions swallowed, then :meth:`decode`."""
+        for h in history:
+            try:
+                self.run(private_copy(h))
+            except BaseException as e:  # its outcome is ignored, a failure too
+                reraise_interrupt(e)
+        return self.decode(data)
+
+    def run_placed(self, data: bytes, offset: int, total: int, guard: int) -> Outcome | None:
+        """Decode ``data`` handed over as a view of ``len(data)`` bytes at ``offset``
+        inside a buffer of ``total`` bytes whose other bytes are all ``guard``
+        (:func:`placed`). May raise, as :meth:`run`. None when this decoder takes
+        only ``bytes``; the default hands :meth:`run` the view when
+        :attr:`takes_views` says it takes one."""
+        if not self.takes_views:
+            return None
+        return self.run(cast(bytes, placed(data, offset, total, guard)))
 
     def decode(self, data: bytes) -> Outcome:
         """:meth:`run`, with anything it raises turned into a ``crash`` outcome -

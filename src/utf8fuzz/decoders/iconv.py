@@ -91,6 +91,9 @@ def _check(err: int) -> str | None:
 class Iconv(Decoder):
     shows = frozenset({"strict", "reason"})
     screen_is_whole = True
+    # its C glue reads any buffer (Py_buffer): handed a view inside a larger one, a
+    # read past the view's end shows (engine/calls.py)
+    takes_views = True
 
     def __init__(self, short: str, target: str) -> None:
         self.name, self.target = f"iconv:{short}", target

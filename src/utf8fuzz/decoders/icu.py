@@ -115,6 +115,9 @@ class IcuLib:
 class IcuConverter(Decoder):
     shows = frozenset(VIEWS)
     screen_is_whole = True
+    # its C glue reads any buffer (Py_buffer): handed a view inside a larger one, a
+    # read past the view's end shows (engine/calls.py)
+    takes_views = True
 
     def __init__(self, lib: IcuLib, converter: str, name: str, profile: str) -> None:
         self.lib, self.converter, self.name, self.profile = lib, converter, name, profile

@@ -131,7 +131,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from importlib import metadata
-from typing import Any
+from typing import Any, cast
 
 from utf8fuzz import safe
 from utf8fuzz.decoders._subprocess import (
@@ -146,6 +146,7 @@ from utf8fuzz.decoders.base import (
     Decoder,
     Unavailable,
     describe,
+    placed,
     reraise_interrupt,
     time_limited,
 )
@@ -181,6 +182,10 @@ ONESHOT = 0x80
 NO_MODE_ONESHOT = 0x7F
 #: The shapes whose worker is started at load, to probe the function there.
 PROBED: tuple[str, ...] = (*MODAL, "stream-validator")
+#: The request byte of a placed call (:meth:`IsolatedDecoder.run_placed`): its two
+#: inputs are :data:`_PLACED` (the mode byte, offset, total, guard), then the input.
+PLACED = 0xFE
+_PLACED = struct.Struct("<BIIB")
 
 
 def mode_word(i: int) -> str:
@@ -477,6 +482,37 @@ class _Function(Decoder):
 
     def versions(self) -> dict[str, str]:
         return dict(self._versions)
+
+    #: Whether the function takes a bytes-like view as it takes bytes (probed once).
+    _views: bool | None = None
+
+    def run_placed(self, data: bytes, offset: int, total: int, guard: int) -> Outcome | None:
+        """The function handed a memoryview slice of a bytearray (:func:`placed`),
+        when it takes one: probed once on ``a``, a ``bytes -> str`` function that
+        decodes it as bytes but fails on the view (TypeError, AttributeError: it
+        takes only bytes) is never handed one (None)."""
+        if self._views is None:
+            self._views = _takes_views(self.run)
+        if not self._views:
+            return None
+        return self.run(cast(bytes, placed(data, offset, total, guard)))
+
+
+def _takes_views(run: Callable[[bytes], Outcome]) -> bool:
+    """Does ``run`` take a memoryview of a bytearray where it takes bytes? Asked on
+    one ASCII byte; a function that fails on bytes too cannot tell, and is not
+    handed views."""
+    try:
+        run(b"a")
+    except Exception:
+        return False
+    try:
+        run(cast(bytes, memoryview(bytearray(b"a"))))
+    except (TypeError, AttributeError):
+        return False
+    except Exception:
+        return True  # it took the view, and failed otherwise: the check will say
+    return True
 
 
 def _accepted(n: int, text: str) -> Outcome:
@@ -907,6 +943,31 @@ class IsolatedDecoder(Decoder):
                            if out.provenance else self._versions)
         return out
 
+    #: False once the worker said its decoder takes only bytes (it answered None).
+    _placed: bool | None = None
+
+    def run_placed(self, data: bytes, offset: int, total: int, guard: int) -> Outcome | None:
+        """The plug-in's :meth:`~Decoder.run_placed`, asked in its worker (one
+        :data:`PLACED` request); None when it takes only bytes."""
+        if self._placed is False:
+            return None
+        request = pack_batch(PLACED, [_PLACED.pack(self.mode, offset, total, guard), data])
+        try:
+            answer = self.worker.request(request)
+        except WorkerUnavailable as e:
+            return Outcome.failure(len(data), "crash", str(e), self.versions())
+        if isinstance(answer, Failure):
+            return Outcome.failure(len(data), answer.status, answer.detail, self.versions())
+        got = _answers(answer, [data])
+        if isinstance(got, str) or len(got) != 1:
+            return Outcome.failure(len(data), "crash", f"garbage reply from {self.name} "
+                                   f"worker: {safe.text(got, 200)}", self.versions())
+        if got[0] is None:
+            self._placed = False
+            return None
+        self._placed = True
+        return self._outcome(data, got[0])
+
     def close(self) -> None:
         self.worker.close()  # shared by a codec's modes: the next use restarts it
 
@@ -943,17 +1004,37 @@ def worker_main() -> None:
         if len(head) < 4:
             return
         mode, inputs = unpack_batch(inp.read(int.from_bytes(head, "little")))
-        dec = by_mode.get(mode)
-        answers = [_answer(dec, data, own.get(mode)) for data in inputs]
+        if mode == PLACED and len(inputs) == 2 and len(inputs[0]) == _PLACED.size:
+            mode, offset, total, guard = _PLACED.unpack(inputs[0])
+            answers: list[Any] = [_answer_placed(by_mode.get(mode), inputs[1], offset, total,
+                                                 guard, own.get(mode))]
+        else:
+            dec = by_mode.get(mode)
+            answers = [_answer(dec, data, own.get(mode)) for data in inputs]
         out.write(frame(json.dumps(answers).encode()))
 
 
-def _answer(dec: Decoder | None, data: bytes, own: dict[str, str] | None) -> dict[str, Any]:
-    """The worker's answer for one input: its outcome as JSON, without the decoder's
-    own provenance (``own``: the harness knows it)."""
+def _answer_placed(dec: Decoder | None, data: bytes, offset: int, total: int, guard: int,
+                   own: dict[str, str] | None) -> dict[str, Any] | None:
+    """The worker's answer to a placed call: ``dec.run_placed`` as :func:`_answer`
+    gives an outcome (what it raises a crash), None when it takes only bytes."""
+    if dec is None:
+        return _answer(dec, data, own)
+    try:
+        o = dec.run_placed(data, offset, total, guard)
+    except BaseException as e:  # any failure of the decoder is data, as decode() says
+        reraise_interrupt(e)
+        o = dec.crash(data, e)
+    return None if o is None else _answer(dec, data, own, o)
+
+
+def _answer(dec: Decoder | None, data: bytes, own: dict[str, str] | None,
+            o: Outcome | None = None) -> dict[str, Any]:
+    """The worker's answer for one input: its outcome (``o``, else decoded now) as
+    JSON, without the decoder's own provenance (``own``: the harness knows it)."""
     if dec is None:
         o = Outcome.failure(len(data), "crash", "the worker has no decoder for this mode")
-    else:
+    elif o is None:
         o = dec.decode(data)
     big = oversized(o, len(data))
     if big is not None:  # not encoded: its JSON could be larger than the harness reads

@@ -290,6 +290,9 @@ def validate(side: Mapping[str, Any]) -> None:
         raise _wrong("'decoders'", _NAMES)
     if "position_dependent" in side and not isinstance(side["position_dependent"], bool):
         raise _wrong("'position_dependent'", "true or false")
+    if "call" in side and not (isinstance(side["call"], dict)
+                               and side["call"].get("check") in ("history", "placed")):
+        raise _wrong("'call'", "an object whose 'check' is 'history' or 'placed'")
     for k in ("first_difference", "versions", "expectation", "found", "outcomes", "finding"):
         if k in side and not isinstance(side[k], dict):
             raise _wrong(repr(k), "an object")
@@ -615,6 +618,13 @@ def load_entry(path: Path) -> Entry:
                           "sidecar's 'input'")
     if side["reference"] not in side["outcomes"]:
         raise CorpusError("'outcomes' must hold the reference's outcome")
+    if "call" in side:  # how the input was handed over (engine/calls.py)
+        from utf8fuzz.engine.calls import Call
+
+        try:
+            Call.from_json(side["call"], len(data))
+        except ValueError as e:
+            raise CorpusError(safe.text(e, 300)) from None
     outcomes_of(side, len(data))
     return Entry(path, side, data)
 

@@ -44,6 +44,7 @@ from typing import Any, Literal
 from utf8fuzz import decoders as registry
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.chunks import cuts
+from utf8fuzz.engine.calls import Call, holds
 from utf8fuzz.engine.corpus import (
     CorpusError,
     Entry,
@@ -167,6 +168,8 @@ def check(entry: Entry, name: str, extra: Sequence[Decoder] = ()) -> Verdict:
         return Verdict(name, "fail", "the split rule (utf8fuzz.decoders.chunks) changed "
                        "since this entry was recorded: it would be fed other chunks; "
                        "re-record the entry")
+    if "call" in entry.sidecar and name in entry.sidecar["decoders"]:
+        return _check_call(entry, d, owned)
     if owned:
         if d.policy != policy:
             exp = expectation(data, d.profile, d.policy)
@@ -220,6 +223,35 @@ def _check_owned(entry: Entry, d: Decoder, rec: dict[str, Any] | None,
         return Verdict(name, "fail", f"regressed: {name} met the expectation of {sig} when "
                                      f"it was recorded and now diverges {on}")
     return Verdict(name, "fail", f"{name} does not meet the expectation of {sig} {on}")
+
+
+def _check_call(entry: Entry, d: Decoder, owned: bool) -> Verdict:
+    """An entry of a difference in the call (:mod:`.calls`): its decoder asked again
+    as recorded (after its history, or placed in its buffer) against its fresh
+    outcome. Owned: still differing is the open finding, no longer differing fixed
+    (a regression once marked fixed); external: the recorded behaviour must hold."""
+    name, sig, klass = d.name, entry.signature, str(entry.sidecar["class"])
+    call = Call.from_json(entry.sidecar["call"], len(entry.data))  # checked as loaded
+    how = f"on input {_hex(entry.data)} {call.describe()}"
+    still = holds(d, call, entry.data, klass)
+    if still is None:
+        return Verdict(name, "skip", f"{name} cannot be asked {call.describe()} here")
+    marks = _fixed_marks(entry)
+    if isinstance(marks, str):
+        return Verdict(name, "fail", marks)
+    if not owned:
+        return (Verdict(name, "pass") if still else Verdict(
+            name, "fail", f"behaviour of {name} changed: it no longer answers differently "
+            f"{how} ({klass}): remove or re-record the entry"))
+    if still:
+        if name in marks:
+            return Verdict(name, "fail", f"regressed: {name} was recorded fixed for {sig} "
+                                         f"and answers differently again {how}")
+        return Verdict(name, "open", f"open finding {sig}: {name} answers differently {how}")
+    if name in marks:
+        return Verdict(name, "pass")
+    return Verdict(name, "fixed", f"{name} now answers as fresh {how}, open finding {sig}: "
+                                  "utf8fuzz corpus refresh records it as fixed")
 
 
 def _check_external(entry: Entry, d: Decoder, rec: dict[str, Any],
@@ -330,6 +362,9 @@ def reproduces(entry: Entry, extra: Sequence[Decoder] = ()) -> bool | None:
         if isinstance(d, str):
             return None
         chosen.append(d)
+    if "call" in entry.sidecar:
+        call = Call.from_json(entry.sidecar["call"], len(entry.data))
+        return holds(chosen[0], call, entry.data, str(entry.sidecar["class"]))
     return entry.signature in Differ(chosen).signatures(entry.data)
 
 

@@ -40,6 +40,11 @@ CLASSES: tuple[str, ...] = (
     "different-replacement",
     "different-reason",
     "incremental-differs",
+    # a difference in the call, not the bytes (:mod:`.calls`): the decoder against
+    # its own fresh outcome, after earlier calls or handed a view of a larger buffer
+    "history-dependent",
+    "reads-outside-input",
+    "alignment-dependent",
     "crash",
     "timeout",
     "bad-outcome",
@@ -83,6 +88,9 @@ FEATURES: tuple[str, ...] = (
     "oom",
     "timeout",
     "<bad-outcome kind>",
+    "kept-state",
+    "guard-bytes",
+    "offset",
 )
 
 

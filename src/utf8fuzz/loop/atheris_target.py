@@ -439,7 +439,9 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
                     "pid": os.getpid(), "executions": finder.executions,
                     "bytes": finder.bytes, "inputs_seen": finder.inputs_seen(),
                     "divergent_inputs": finder.divergent_inputs,
-                    "structured": structured}}) + "\n")
+                    "structured": structured,
+                    "calls": dict(finder.calls.asked) if finder.calls is not None else {},
+                }}) + "\n")
 
     executions = 0
     structured = 0  # inputs drawn by Hypothesis from libFuzzer's bytes

@@ -73,12 +73,14 @@ from typing import Any
 
 from utf8fuzz import safe
 from utf8fuzz.decoders.base import Decoder, family
+from utf8fuzz.engine import calls as calls_mod
 from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.engine.differ import Differ
 from utf8fuzz.engine.minimize import minimize
 from utf8fuzz.engine.result import Divergence, Result
 from utf8fuzz.engine.screening import SLOW_EVERY, SlowShare
 from utf8fuzz.engine.signature import FAILURES, Signature
+from utf8fuzz.loop.call_findings import sidecar as call_sidecar
 from utf8fuzz.outcome import Outcome
 from utf8fuzz.triage import policy_tally
 from utf8fuzz.triage.explain import (
@@ -233,6 +235,7 @@ class Finder:
         tally: bool = True,
         counted: bool = False,
         slow_every: int = SLOW_EVERY,
+        call_every: int | None = None,
     ) -> None:
         decs = list(decoders)
         if full_every is None:
@@ -305,6 +308,12 @@ class Finder:
         #: inputs compared in full that the budget left uncounted
         self.tally_skipped = 0
         self._tally_asked = 0  # a counted run's: inputs it was asked about
+        #: The checks of the call (:mod:`.calls`: history, placement); None: off.
+        every = calls_mod.check_every_default() if call_every is None else call_every
+        self.calls = (calls_mod.CallChecks(calls_mod.decoders_checked(self.differ.decoders),
+                                           every) if every else None)
+        self._settle = {id(d) for d in calls_mod.decoders_checked(self.differ.decoders)
+                        if d not in self.differ.out_of_process}
 
     def consider(self, data: bytes) -> Result:
         """Compare ``data`` now, and record what is new."""
@@ -350,6 +359,9 @@ class Finder:
         if res.diverged:
             self.divergent_inputs += 1
             self._learn(res.data, res)
+        if self.calls is not None and self.calls.due(res.data):
+            for hit in self.calls.check(res.data):
+                self._record_call(hit)
         if self.differ.out_of_process and self.slow.wants(
                 novel, res.signature_set() if res.diverged else ()):
             if not self._pending:
@@ -459,7 +471,7 @@ class Finder:
             return  # the common case: known divergences, by one hash each
         if not res.full and any(d.signature.id not in self.known for d in res.divergences):
             first = res
-            res = self.differ.run(data, full=True)
+            res = self._full(data)
             again = res.signatures
             for div in first.divergences:
                 if div.signature.id not in self.known and str(div.signature) not in again:
@@ -516,7 +528,7 @@ class Finder:
         a signature recorded before: :meth:`_other_causes`). A core whose finding is
         one recorded already adds nothing; another is saved, under the signature's
         name, or beside an entry of another cause (:func:`.corpus.entry_path`)."""
-        first = first if first is not None else self.differ.run(data, full=True)
+        first = first if first is not None else self._full(data)
         div0 = first.get(sig)
         if div0 is None:
             self._unreproduced(data, Signature.parse(sig))
@@ -551,7 +563,7 @@ class Finder:
         narrow = self._narrow(mine, theirs)
 
         def keeps(b: bytes) -> bool:
-            r = narrow.run(b, full=True)
+            r = self._full(b, narrow)
             if rule is None:
                 d = next((x for x in r.divergences if x.decoders == (mine,) and (
                     x.signature.klass == div0.signature.klass if fallback
@@ -573,10 +585,10 @@ class Finder:
         # another bug): then the signature is held too, which keeps what told them
         # apart.
         holds = [keeps] if rule is None else [
-            keeps, lambda b: keeps(b) and sig in narrow.signatures(b)]
+            keeps, lambda b: keeps(b) and sig in self._full(b, narrow).signatures]
         for hold in holds:
             m = minimize(data, hold, seconds=self.minimize_seconds)
-            res = self.differ.run(m.data, full=True)
+            res = self._full(m.data)
             got = next((x for x in res.divergences if x.decoders == (mine,)), None)
             if got is None:  # a flaky decoder: keep the original input
                 res, got = first, div0
@@ -626,6 +638,34 @@ class Finder:
         self.found.append(NewSignature(str(s), s.decoders, s.klass, s.feature, res.data, len(data),
                                 path, m.position_dependent, side, side["finding"]))
 
+
+    def _full(self, data: bytes, differ: Differ | None = None) -> Result:
+        """A full run of ``data`` (by ``differ``, else the finder's) that records and
+        minimizing trust, each in-process decoder first asked
+        :data:`.calls.NEUTRAL`: state an earlier input left in a decoder is spent
+        there, not blamed on ``data`` (a decoder whose answer depends on it is the
+        history check's, :mod:`.calls`)."""
+        differ = differ if differ is not None else self.differ
+        settle = self._settle
+        for d in differ.decoders:
+            if id(d) in settle:
+                d.decode(calls_mod.NEUTRAL)
+        return differ.run(data, full=True)
+
+    def _record_call(self, hit: calls_mod.Hit) -> None:
+        """Minimize and save a difference in the call (:mod:`.calls`), once a
+        signature, as :meth:`_record` does a difference in the bytes."""
+        d = hit.decoder
+        sig = Signature(d.profile, hit.klass, calls_mod.FEATURES[hit.klass], (d.name,))
+        if sig.id in self.known:
+            return
+        self.known.add(sig.id)
+        data, call = calls_mod.minimized(hit, self.minimize_seconds)
+        side = call_sidecar(self.differ.run(data, full=True), sig, d, call, self.by_name,
+                            engine=self.engine, original_size=len(hit.data))
+        path = corpus_mod.save(self.corpus, side, data)[0] if self.corpus is not None else None
+        self.found.append(NewSignature(str(sig), sig.decoders, sig.klass, sig.feature, data,
+                                       len(hit.data), path, False, side, side["finding"]))
 
     def _narrow(self, *names: str) -> Differ:
         """A full-run differ of the decoders that decide the divergences of

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +69,7 @@ class _FoundLog:
         self.divergent: dict[int, int] = {}
         self.bytes: dict[int, int] = {}
         self.seen: dict[int, dict[str, int]] = {}
+        self.calls: dict[int, dict[str, int]] = {}
         path.write_bytes(b"")
 
     def read(self, progress: Progress) -> None:
@@ -90,6 +92,9 @@ class _FoundLog:
                 pid = int(st.get("pid", 0))
                 self.divergent[pid] = int(st.get("divergent_inputs", 0))
                 self.bytes[pid] = int(st.get("bytes", 0))
+                asked = st.get("calls")
+                if isinstance(asked, dict):  # the checks of the call it made
+                    self.calls[pid] = {str(k): v for k, v in asked.items() if type(v) is int}
                 per = st.get("inputs_seen")
                 if isinstance(per, dict):  # the summary keeps only the names it ran
                     with contextlib.suppress(ValueError, TypeError):
@@ -105,6 +110,9 @@ class _FoundLog:
             progress.divergent["atheris"] = sum(self.divergent.values())
             progress.bytes["atheris"] = sum(self.bytes.values())
             progress.seen["atheris"] = total
+            if self.calls:
+                progress.calls["atheris"] = dict(sum(map(Counter, self.calls.values()),
+                                                     Counter()))
 
 
 def _files_in(dirs: Sequence[Path]) -> int:

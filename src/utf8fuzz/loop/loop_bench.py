@@ -203,11 +203,13 @@ def run_loop(stream: Sequence[bytes], warmup: int, corpus: Path | None, *,
 
 
 def _child(tree: Path, files: tuple[Path, Path], warmup: int, limit: int,
-           prefix: Sequence[str] = ()) -> dict[str, Any]:
-    """One run in a fresh process on ``tree``: ``files`` is (stream, corpus)."""
+           prefix: Sequence[str] = (), env: dict[str, str] | None = None) -> dict[str, Any]:
+    """One run in a fresh process on ``tree``: ``files`` is (stream, corpus); ``env``
+    added to its environment."""
     cmd = [*prefix, sys.executable, "-P", str(Path(__file__).resolve()), "--child",
            *map(str, files), str(warmup), str(limit)]
-    p = subprocess.run(cmd, env=dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0"),
+    p = subprocess.run(cmd, env=dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0",
+                                     **(env or {})),
                        capture_output=True, text=True, check=False)
     lines = [x for x in p.stdout.splitlines() if x.startswith(MARK)]
     if p.returncode != 0 or not lines:
@@ -215,12 +217,13 @@ def _child(tree: Path, files: tuple[Path, Path], warmup: int, limit: int,
     return dict(json.loads(lines[-1][len(MARK):]))
 
 
-def _callgrind(tree: Path, files: tuple[Path, Path], warmup: int, total: int) -> float:
+def _callgrind(tree: Path, files: tuple[Path, Path], warmup: int, total: int,
+               env: dict[str, str] | None = None) -> float:
     """Instructions per input: callgrind's totals with and without the inputs, subtracted."""
     def ir(limit: int) -> int:
         out = files[1].with_name(f"{files[1].name}.callgrind.{limit}")
         _child(tree, files, warmup, limit, ["valgrind", "--tool=callgrind",
-                                            f"--callgrind-out-file={out}"])
+                                            f"--callgrind-out-file={out}"], env)
         return next(int(x.split()[1]) for x in out.read_text().splitlines()
                     if x.startswith(("summary:", "totals:")))
     with ThreadPoolExecutor(2) as pool:
@@ -240,10 +243,14 @@ def _median(xs: Sequence[float]) -> float:
 def bench(*, inputs: int = 5000, warmup: int = 2000, seed: int = 1, runs: int = 5,
           tree: str | Path | None = None, compare: str | Path | None = None,
           callgrind: bool = False, root: Path | None = None, long_inputs: int | None = None,
-          long_warmup: int | None = None) -> dict[str, Any]:
+          long_warmup: int | None = None,
+          baseline_env: dict[str, str] | None = None) -> dict[str, Any]:
     """The whole benchmark, each tree in its own processes; a JSON-able dict. The long
     stream's sizes default to 3 inputs per 50 of the short stream's and a 20th of its
-    warm-up (300 after 100 for the defaults), so that a short run stays short."""
+    warm-up (300 after 100 for the defaults), so that a short run stays short.
+    ``baseline_env`` (without ``compare``): the baseline is this tree with these
+    environment variables (``UTF8FUZZ_CALL_EVERY=0``: the loop without the checks
+    of the call), measured in the same interleaved pairs."""
     if long_inputs is None:
         long_inputs = max(1, inputs * 3 // 50)
     if long_warmup is None:
@@ -255,8 +262,11 @@ def bench(*, inputs: int = 5000, warmup: int = 2000, seed: int = 1, runs: int = 
     stream = make_stream(warmup + inputs, seed, root)
     longs = make_long_stream(long_warmup + long_inputs, seed) if long_inputs else []
     trees = {"current": _tree(tree or SRC)}
+    envs: dict[str, dict[str, str]] = {}
     if compare:
         trees["baseline"] = _tree(compare)
+    elif baseline_env:
+        trees["baseline"], envs["baseline"] = trees["current"], dict(baseline_env)
     if bad := [str(t) for t in trees.values() if not (t / "utf8fuzz").is_dir()]:
         raise ValueError(f"no utf8fuzz package in {', '.join(bad)} (give a tree's src)")
     out: dict[str, Any] = {"stream": {"seed": seed, "inputs": inputs, "warmup": warmup,
@@ -280,24 +290,28 @@ def bench(*, inputs: int = 5000, warmup: int = 2000, seed: int = 1, runs: int = 
             for corpus in (files[label][1], lfiles[label][1]) if longs else (files[label][1],):
                 if (root / "corpus" / "entries").is_dir():
                     shutil.copytree(root / "corpus" / "entries", corpus / "entries")
-            r = _child(t, files[label], len(stream), len(stream))  # priming
+            r = _child(t, files[label], len(stream), len(stream),
+                       env=envs.get(label))  # priming
             results[label] = {k: r[k] for k in ("tree", "decoders", "references", "fast_path")}
             results[label].update(primed_entries=r["new_entries"], new_entries=0, runs=[],
                                   bytes_per_s_runs=[])
             if longs:
-                r = _child(t, lfiles[label], len(longs), len(longs))  # priming, long
+                r = _child(t, lfiles[label], len(longs), len(longs),
+                           env=envs.get(label))  # priming, long
                 results[label]["long"] = {
                     "primed_entries": r["new_entries"], "new_entries": 0, "runs": [],
                     "bytes_per_s_runs": [], "peak_rss_growth_kib": [], "rss_kib": []}
         for i in range(runs):  # interleaved, the order swapped every pair
             for label in (list(trees) if i % 2 == 0 else list(trees)[::-1]):
-                r = _child(trees[label], files[label], warmup, len(stream))
+                r = _child(trees[label], files[label], warmup, len(stream),
+                           env=envs.get(label))
                 results[label]["runs"].append(r["exec_per_s"])
                 results[label]["bytes_per_s_runs"].append(
                     r["bytes"] / r["cpu_s"] if r.get("cpu_s") else 0.0)
                 results[label]["new_entries"] += r["new_entries"]
                 if longs:
-                    r = _child(trees[label], lfiles[label], long_warmup, len(longs))
+                    r = _child(trees[label], lfiles[label], long_warmup, len(longs),
+                               env=envs.get(label))
                     lr = results[label]["long"]
                     lr["runs"].append(r["exec_per_s"])
                     lr["bytes_per_s_runs"].append(r["bytes"] / r["cpu_s"] if r["cpu_s"] else 0.0)
@@ -313,11 +327,13 @@ def bench(*, inputs: int = 5000, warmup: int = 2000, seed: int = 1, runs: int = 
                 lr["bytes_per_s"] = _median(lr["bytes_per_s_runs"])
             if callgrind and shutil.which("valgrind"):
                 r["instructions_per_input"] = _callgrind(trees[label], files[label], warmup,
-                                                         len(stream))
+                                                         len(stream), envs.get(label))
         if callgrind and not shutil.which("valgrind"):
             out["callgrind"] = "valgrind is not installed: no instruction counts"
         out["trees"] = results
-        if compare:
+        if envs:
+            out["baseline_env"] = envs["baseline"]
+        if compare or envs:
             cur, base = results["current"], results["baseline"]
             out["ratios"] = [a / b for a, b in zip(cur["runs"], base["runs"], strict=True)]
             if longs:
@@ -396,12 +412,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="also instructions per input (the short stream)")
     g.add_argument("--tree", metavar="SRC", help="the tree to measure (default: this one)")
     g.add_argument("--compare", metavar="SRC", help="another tree, in interleaved pairs")
+    g.add_argument("--baseline-env", metavar="VAR=VALUE", action="append", default=None,
+                   help="without --compare: the baseline is this tree with VAR=VALUE in its "
+                        "environment (repeatable; UTF8FUZZ_CALL_EVERY=0: without the checks "
+                        "of the call)")
+
+
+def baseline_env(pairs: Sequence[str] | None) -> dict[str, str] | None:
+    """``--baseline-env``'s ``VAR=VALUE`` pairs (ValueError on one without ``=``)."""
+    if not pairs:
+        return None
+    out = {}
+    for p in pairs:
+        var, eq, value = p.partition("=")
+        if not eq or not var:
+            raise ValueError(f"--baseline-env {p!r}: expected VAR=VALUE")
+        out[var] = value
+    return out
 
 
 def run_args(args: argparse.Namespace) -> int:
     result = bench(inputs=args.inputs, warmup=args.warmup, seed=args.seed, runs=args.runs,
                    tree=args.tree, compare=args.compare, callgrind=args.callgrind,
-                   long_inputs=args.long_inputs, long_warmup=args.long_warmup)
+                   long_inputs=args.long_inputs, long_warmup=args.long_warmup,
+                   baseline_env=baseline_env(args.baseline_env))
     print(json.dumps(result, indent=2) if args.json else format_text(result))
     return 0
 

@@ -256,7 +256,8 @@ def recover(decoders: Iterable[Decoder], inputs: Iterable[bytes], corpus: Path |
     try:
         finder = Finder([Forked(d, server, i, kills) for i, d in enumerate(inproc)], corpus,
                         engine, minimize_seconds=minimize_seconds, full_every=1, round_size=1,
-                        tally=False)  # inputs that ended a process: not the run's sample
+                        # inputs that ended a process: not the run's sample
+                        tally=False, call_every=0)
         for data in todo:
             if deadline is not None and time.monotonic() > deadline:
                 break

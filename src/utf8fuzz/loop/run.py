@@ -171,6 +171,7 @@ def _worker_main(conn: Connection, decoders: Sequence[Decoder], corpus: Path | N
                               full_every=full_every, inflight=held, exclude=exclude,
                               died=died, runs=runs, seed=seed)
         held.close()
+        conn.send(("calls", dict(f.calls.asked) if f.calls is not None else {}))
         conn.send(("done", "runs" if runs is not None and f.examples >= runs else "time"))
     except BaseException as e:
         died(e)
@@ -236,6 +237,9 @@ def run_hypothesis(decoders: Sequence[Decoder], corpus: Path | None, control: Co
                         progress.executions[slot.key] = execs
                         progress.divergent[slot.key] = div
                     progress.add_new(new)
+                elif msg[0] == "calls":
+                    with progress.lock:
+                        progress.calls[slot.key] = msg[1]
                 else:
                     slot.said = msg
         except (EOFError, OSError):

@@ -37,6 +37,8 @@ class Progress:
 
     executions: dict[str, int] = field(default_factory=dict)
     divergent: dict[str, int] = field(default_factory=dict)
+    #: checks of the call made (engine/calls.py), by engine process, then by check
+    calls: dict[str, dict[str, int]] = field(default_factory=dict)
     #: the bytes of the inputs each engine compared
     bytes: dict[str, int] = field(default_factory=dict)
     #: per engine, how many inputs each decoder was compared on (the out-of-process

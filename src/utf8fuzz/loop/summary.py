@@ -4,6 +4,7 @@ docstring lists its keys), from the engines' :class:`~.state.Progress`."""
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 from utf8fuzz import safe
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
+from utf8fuzz.engine.calls import plan as calls_plan
 from utf8fuzz.engine.signature import FAILURES
 from utf8fuzz.loop.state import Progress
 from utf8fuzz.triage.explain import Explanation, explain
@@ -116,6 +118,7 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
                 seen[k] = seen.get(k, 0) + v
         failures, notes, crashes = list(progress.failures), list(progress.notes), \
             progress.crashes
+        calls_made = dict(progress.calls)
     new, accepted = split_known([as_saved(x) for x in new], known)
     return {
         "decoders": sorted(d.name for d in decoders),
@@ -158,5 +161,8 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
         "notes": notes,
         "corpus": str(corpus) if corpus else None,
         "corpus_size": len(corpus_mod.signature_ids(corpus)) if corpus else 0,
+        # the checks of the call: which each decoder gets, and how many were made
+        "call_checks": {**calls_plan(decoders), "asked": dict(sorted(sum(
+            map(Counter, calls_made.values()), Counter()).items()))},
         **(extra or {}),
     }

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from utf8fuzz.report.analyze import Section
 from utf8fuzz.report.findings import Finding, example, modes, pattern_of
-from utf8fuzz.report.load import fed_chunks
+from utf8fuzz.report.load import Entry, fed_chunks
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,9 @@ def entry_facts(sec: Section) -> list[Fact]:
                                     Code(str(fnd.get("pattern", ""))))))
     out += [Fact("", (Code(name), Text(" was fed in chunks: "), Code(split)))
             for name, split in fed_chunks(e)]
+    call = handed_over(e)
+    if call:
+        out.append(Fact("handed over:", (Text(call),)))
     if e.found:
         out.append(Fact("found:", (Text(", ".join(
             f"{k} {e.found[k]}" for k in ("at", "engine", "original_size", "minimized_size")
@@ -91,6 +94,20 @@ def entry_facts(sec: Section) -> list[Fact]:
     if sec.known is not None:
         out.append(Fact("known difference:", (Text(sec.known),)))
     return out
+
+
+def handed_over(e: Entry) -> str | None:
+    """How the entry's input was handed to its decoder, when the call is the
+    difference (:mod:`utf8fuzz.engine.calls`: after earlier calls, or as a view in a
+    guarded buffer), in one line of hex; a recorded call that does not load says so."""
+    from utf8fuzz.engine.calls import Call
+
+    if "call" not in e.extra:
+        return None
+    try:
+        return Call.from_json(e.extra["call"], len(e.data)).describe()
+    except ValueError as err:
+        return f"(the recorded call does not load: {err})"
 
 
 def finding_facts(f: Finding) -> list[Fact]:

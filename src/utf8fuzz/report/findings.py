@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import utf8fuzz
 from utf8fuzz import safe
 from utf8fuzz.decoders.base import family
+from utf8fuzz.engine.calls import TITLES as CALL_TITLES
 from utf8fuzz.engine.signature import SEVERITIES
 from utf8fuzz.outcome import VIEWS
 from utf8fuzz.triage import group as triage_group
@@ -232,6 +233,8 @@ def title_of(rule: str, pattern: str, profile: str, policy: str) -> str:
     as recorded (escape to show)."""
     if rule in _FIXED:
         return _FIXED[rule]
+    if rule in CALL_TITLES:  # a difference in the call (engine/calls.py): its class
+        return CALL_TITLES[rule]
     head, _, rest = rule.partition(":")
     if head == "policy" and rest in _POLICY_WORDS:
         return f"cuts errors {_POLICY_WORDS[rest]} where it claims {policy}"
