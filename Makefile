@@ -15,14 +15,13 @@ FUZZ_TIME ?= 60
 fuzz: setup
 	$(VENV)/bin/utf8fuzz fuzz --time $(FUZZ_TIME) || [ $$? -eq 1 ]
 
-# pytest-xdist: make check runs its tests on two workers; tests that share what one
-# process makes once stay on one worker (tests/conftest.py, xdist groups). make test
-# runs on two workers with TEST_XDIST="-n 2 --dist loadgroup", in one process by
-# default until the whole suite is seen green that way (docs/performance.md).
+# pytest-xdist: make check and make test run their tests on two workers; tests that
+# share what one process makes once stay on one worker (tests/conftest.py, xdist
+# groups). TEST_XDIST= (empty) runs make test in one process.
 # Tests marked `alone` (they fail allocations of their whole process, xdist's threads
 # included) run after, in one process, from the files that can hold them.
 XDIST := -n 2 --dist loadgroup
-TEST_XDIST ?=
+TEST_XDIST ?= $(XDIST)
 ALONE_FILES = $(shell grep -rlE "from tests(\.nomemory| import nomemory)" tests --include='*.py')
 
 test: setup
