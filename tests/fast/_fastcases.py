@@ -147,12 +147,15 @@ def path_suite(check: Check, *, examples: int = 300,
                ) -> tuple[Any, ...]:
     """The tests every per-function file runs ``check(inputs, path)`` in: one per
     input family (by default the boundary inputs and every length 0..200), on each
-    code path this CPU has, then Hypothesis's ``strategy`` on every path per example
-    (generating an example costs more than checking it). A module binds them to
+    code path this CPU has (``exhaustive``: left to make test), then Hypothesis's
+    ``strategy`` on every path per example (generating an example costs more than
+    checking it). A module binds them to
     test names: ``test_boundary_inputs, test_every_length_0_to_200,
     test_structured_inputs = path_suite(_check)``."""
 
     def family_test(family: Callable[[], tuple[bytes, ...]]) -> Any:
+        # a whole family on every path: make test's (and asan-test's), not make check's
+        @pytest.mark.exhaustive
         @pytest.mark.parametrize("path", path_params())
         def test(path: str) -> None:
             check(family(), path)
