@@ -50,6 +50,11 @@ def test_hypothesis_engine_finds_minimizes_and_saves_planted_bugs(corpus):
     assert len(t4["input"]) // 2 <= 4 and t4["input"].startswith("f0")
     assert new["unicode/crash/IndexError/planted:crashes-on-fe"]["input"] == "fe"
     assert r["executions"] > 0 and r["decoders"]
+    # the workers' counts reach the summary: bytes compared (MB/s) and, per decoder,
+    # the inputs it saw (every in-process decoder sees every input compared)
+    assert r["bytes"] > 0 and r["mb_per_sec"] is not None
+    assert set(r["inputs_seen"]) == set(r["decoders"])
+    assert min(r["inputs_seen"].values()) >= 300
     entries, problems = load(corpus)
     assert not problems and {e.signature for e in entries} == set(new)
 

@@ -66,7 +66,7 @@ The summary is the ``--json`` object: ``decoders``, ``executions``, ``execs_per_
 ``divergent_inputs`` (both engines), ``bytes`` and ``mb_per_sec`` (the inputs
 compared, in bytes), ``inputs_seen`` (per decoder, the inputs it was compared on:
 every one, or for an out-of-process decoder its share, :class:`.screening.SlowShare`;
-the atheris engine's), ``new`` (one object per new signature:
+both engines', a Hypothesis worker's when it ends), ``new`` (one object per new signature:
 signature, decoders, class, feature, and the input the corpus holds for it, in hex;
 only those ``CORPUS/known.toml`` does not accept), ``known`` (the same for those it
 accepts, each with its ``reason``; saved all the same), ``unreproduced`` (the same
@@ -172,6 +172,7 @@ def _worker_main(conn: Connection, decoders: Sequence[Decoder], corpus: Path | N
                               died=died, runs=runs, seed=seed)
         held.close()
         conn.send(("calls", dict(f.calls.asked) if f.calls is not None else {}))
+        conn.send(("counts", f.bytes, f.inputs_seen()))
         conn.send(("done", "runs" if runs is not None and f.examples >= runs else "time"))
     except BaseException as e:
         died(e)
@@ -240,6 +241,9 @@ def run_hypothesis(decoders: Sequence[Decoder], corpus: Path | None, control: Co
                 elif msg[0] == "calls":
                     with progress.lock:
                         progress.calls[slot.key] = msg[1]
+                elif msg[0] == "counts":  # the bytes compared, the inputs each decoder saw
+                    with progress.lock:
+                        progress.bytes[slot.key], progress.seen[slot.key] = msg[1], msg[2]
                 else:
                     slot.said = msg
         except (EOFError, OSError):

@@ -110,7 +110,7 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
         execs = progress.total
         new, unrep = list(progress.new), list(progress.unreproduced)
         divergent = sum(progress.divergent.values())
-        # None where no engine counted them (the Hypothesis workers do not yet)
+        # None where no engine counted them (a worker that died before its end)
         nbytes = sum(progress.bytes.values()) if progress.bytes else None
         seen: dict[str, int] = {}
         for per in progress.seen.values():
