@@ -37,7 +37,6 @@ input's end cuts short, where it cuts one (a read past the end then takes it in,
 
 from __future__ import annotations
 
-import os
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -47,6 +46,7 @@ from typing import Any
 from utf8fuzz.decoders.base import Decoder, reraise_interrupt
 from utf8fuzz.engine.minimize import minimize
 from utf8fuzz.engine.screening import is_out_of_process
+from utf8fuzz.env import env_int
 from utf8fuzz.outcome import VIEWS, Outcome, ViewUnavailable, checked
 
 HISTORY = "history-dependent"
@@ -95,17 +95,8 @@ MINIMIZE_STEPS = 2000
 
 def check_every_default() -> int:
     """``$UTF8FUZZ_CALL_EVERY`` when set (0: off), else :data:`CHECK_EVERY`."""
-    raw = os.environ.get(CHECK_EVERY_ENV, "").strip()
-    if not raw:
-        return CHECK_EVERY
-    try:
-        n = int(raw)
-    except ValueError:
-        n = -1
-    if n < 0:
-        raise ValueError(f"{CHECK_EVERY_ENV}={raw!r}: expected a non-negative integer "
-                         "(0: no checks of the call)")
-    return n
+    return env_int(CHECK_EVERY_ENV, CHECK_EVERY, least=0,
+                   expected="a non-negative integer (0: no checks of the call)")
 
 
 @dataclass(frozen=True)

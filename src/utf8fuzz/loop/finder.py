@@ -80,6 +80,7 @@ from utf8fuzz.engine.minimize import minimize
 from utf8fuzz.engine.result import Divergence, Result
 from utf8fuzz.engine.screening import SLOW_EVERY, SlowShare
 from utf8fuzz.engine.signature import FAILURES, Signature
+from utf8fuzz.env import env_int
 from utf8fuzz.loop.call_findings import sidecar as call_sidecar
 from utf8fuzz.outcome import Outcome
 from utf8fuzz.triage import policy_tally
@@ -136,16 +137,7 @@ def round_default() -> int:
 
 
 def _positive_env(name: str, default: int, hint: str) -> int:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        n = int(raw)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise ValueError(f"{name}={raw!r}: expected a positive integer ({hint})")
-    return n
+    return env_int(name, default, least=1, expected=f"a positive integer ({hint})")
 
 
 class InFlight:
