@@ -34,8 +34,11 @@ try {
   version = require(MODULE.split('/').slice(0, MODULE.startsWith('@') ? 2 : 1).join('/')
                     + '/package.json').version;
 } catch (e) { /* not exported */ }
+// a module given by path is named by its file: a decoder's name is part of its
+// signatures, which must not depend on where the checkout lies
+const shown = path.isAbsolute(MODULE) || MODULE.startsWith('.') ? path.basename(MODULE) : MODULE;
 serve({
-  name: MODULE.replace(/[^A-Za-z0-9_.-]/g, '-'),
+  name: shown.replace(/[^A-Za-z0-9_.-]/g, '-'),
   about: `${MODULE} ${version}, node ${process.version}`,
   flags: client.flags,
   client,
