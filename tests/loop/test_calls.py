@@ -149,3 +149,21 @@ def test_an_input_is_checked_once() -> None:
     c = calls.CallChecks([], 512)
     assert c.due(b"") and not c.due(b"")
     assert calls.CallChecks([], 0).due(b"") is False  # 0: off
+
+
+@pytest.mark.parametrize("size", [2, 8192])
+def test_diff_asks_after_and_placed_of_any_size(size: int, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # an input over diff's SUMMARY_ABOVE takes the summarizing path: it is asked too
+    import json
+
+    from utf8fuzz.cli import main
+
+    f = tmp_path / "input"
+    f.write_bytes(b"a" * (size - 2) + b"\xe2\x82")
+    assert main(["diff", "--decoder", PLANTED + "reads_past+inprocess", "--file", str(f),
+                 "--after", "c3", "--placed", "2", "--guard", "80", "--json"]) == 0
+    asked = json.loads(capsys.readouterr().out)["calls"]
+    (said,) = asked.values()
+    assert said["placed"]["class"] == calls.OUTSIDE
+    assert said["history"]["class"] is None

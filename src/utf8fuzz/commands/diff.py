@@ -174,14 +174,18 @@ def run(args: argparse.Namespace) -> int:
         return 0
     _print_text(data, results)
     _print_verdict(divergences, [d for d in decs if not d.name.startswith("ref:")])
-    if asked is not None:
-        for name, a in asked.items():
-            for said in a.values():
-                print(safe.text(f"{name}: {said['call']}: " + (
-                    "cannot be asked so" if said["answers"] is None else
-                    "answers as fresh" if said["class"] is None else
-                    f"{said['class']}: {said['detail']}")))
+    _print_calls(asked)
     return 0
+
+
+def _print_calls(asked: dict[str, dict[str, Any]] | None) -> None:
+    """One line per decoder and call of :func:`_calls`, escaped."""
+    for name, a in (asked or {}).items():
+        for said in a.values():
+            print(safe.text(f"{name}: {said['call']}: " + (
+                "cannot be asked so" if said["answers"] is None else
+                "answers as fresh" if said["class"] is None else
+                f"{said['class']}: {said['detail']}")))
 
 
 def _calls(args: argparse.Namespace, data: bytes, decs: list[Decoder]
@@ -324,6 +328,7 @@ def run_large(args: argparse.Namespace, data: bytes) -> int:
         skipped = [d.name for d in decs if not _cheap(d)]
         decs = [d for d in decs if _cheap(d)]
     summaries = [(d, _summarize(d, _outcome(d, data), data)) for d in decs]
+    asked = _calls(args, data, decs)  # a large input is asked so as any other
     note = (f"{len(skipped)} decoders skipped: over {SKIP_ABOVE} bytes only those that "
             f"give a whole outcome cheaply run (name others with --decoder): "
             f"{', '.join(skipped)}") if skipped else ""
@@ -335,9 +340,12 @@ def run_large(args: argparse.Namespace, data: bytes) -> int:
         }
         if skipped:
             obj["skipped"] = skipped
+        if asked is not None:
+            obj["calls"] = asked
         print(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=True))
         return 0
     _print_summaries(data, summaries, note)
+    _print_calls(asked)
     return 0
 
 
