@@ -156,7 +156,7 @@ def test_utf8fuzz_fuzz_finds_and_saves_an_exec_clients_divergence(tmp_path: Path
                for n in new), new
     entry = json.loads(next((tmp_path / "c" / "entries").glob("*.json")).read_text())
     # the entry loads the decoder again by its spec, that one mode alone
-    assert entry["outcomes"]["exec:misbehaving:strict"]["spec"] == spec + "+mode=strict"
+    assert entry["outcomes"]["exec:misbehaving:strict"]["spec"] == spec + "+strict"
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not on PATH")
@@ -308,7 +308,7 @@ def test_a_reply_that_is_no_outcome_of_its_input_is_a_bad_outcome(
 
 
 def test_spec_grammar() -> None:
-    s = parse_spec("exec:'./my client' -q 'a b'@corrected+timeout=2+mode=strict")
+    s = parse_spec("exec:'./my client' -q 'a b'@corrected+timeout=2+strict")
     assert (s.argv, s.claim.profile, s.timeout, s.modes) == (
         ("./my client", "-q", "a b"), "corrected", 2.0, ("strict",))
     s = parse_spec("exec:node client.js+memory=0")
@@ -335,7 +335,7 @@ def test_a_client_with_a_bad_hello_is_refused_when_loaded() -> None:
     with pytest.raises(UnknownDecoder, match="protocol version 9"):
         resolve(misbehaving("--bad-hello"))
     with pytest.raises(UnknownDecoder, match="offers strict mode, not replace"):
-        resolve(misbehaving(flags="+mode=replace"))
+        resolve(misbehaving(flags="+replace"))
 
 
 def test_the_claimed_profile_and_each_decoders_own_spec(c_client: Path) -> None:
@@ -390,7 +390,7 @@ def test_validate_mode_shows_only_accept() -> None:
 
 
 def test_the_c_client_validates(c_client: Path) -> None:
-    got = disagreements("exec:" + quote(c_client) + "+mode=validate", inputs())
+    got = disagreements("exec:" + quote(c_client) + "+validate", inputs())
     assert got == {"exec:c-maximal-subpart:validate": []}
 
 
@@ -451,7 +451,7 @@ def test_parse_reply_text_only_and_validate_rules() -> None:
 
 
 def test_spec_grammar_with_a_policy() -> None:
-    s = parse_spec("exec:./c@corrected/per-byte+timeout=2+mode=validate")
+    s = parse_spec("exec:./c@corrected/per-byte+timeout=2+validate")
     assert (s.argv, s.claim.profile, s.claim.policy, s.timeout, s.modes) == (
         ("./c",), "corrected", "per-byte", 2.0, ("validate",))
     assert parse_spec("exec:./c@unicode").claim.policy is None
@@ -460,16 +460,33 @@ def test_spec_grammar_with_a_policy() -> None:
 
 
 def test_a_claimed_policy_names_and_judges_the_decoder(c_client: Path) -> None:
-    decs = resolve("exec:" + quote(c_client) + "@unicode/per-byte+mode=strict")
+    decs = resolve("exec:" + quote(c_client) + "@unicode/per-byte+strict")
     try:
         assert [(d.name, d.profile, d.policy) for d in decs] == [
             ("exec:c-maximal-subpart:strict@unicode/per-byte", "unicode", "per-byte")]
     finally:
         for d in decs:
             d.close()
-    (d,) = resolve("exec:" + quote(c_client) + "@unicode+mode=validate")
+    (d,) = resolve("exec:" + quote(c_client) + "@unicode+validate")
     assert (d.name, d.policy) == ("exec:c-maximal-subpart:validate@unicode", "maximal-subpart")
     d.close()
+
+
+def test_mode_words_pick_the_modes_and_each_decoder_records_its_own(c_client: Path) -> None:
+    # the same MODE words as a plug-in's (+replace), several at once; the spec each
+    # decoder records (a corpus entry's) loads that decoder alone
+    spec = "exec:" + quote(c_client) + "+validate+strict@unicode"
+    decs = resolve(spec)
+    try:
+        assert [d.name for d in decs] == ["exec:c-maximal-subpart:strict@unicode",
+                                          "exec:c-maximal-subpart:validate@unicode"]
+        for d in decs:
+            (alone,) = resolve(d.spec)
+            assert alone.name == d.name
+            alone.close()
+    finally:
+        for d in decs:
+            d.close()
 
 
 @pytest.mark.parametrize("claim,match", [

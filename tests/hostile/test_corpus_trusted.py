@@ -73,7 +73,7 @@ def plant(tmp: Path) -> tuple[Path, dict[str, Path], dict[str, str]]:
 
     # (decoder the signature names, its recorded spec or None, more recorded names)
     planted: list[tuple[str, str | None, list[str]]] = [
-        (sh("exec-name"), None, [sh("exec-name") + "+mode=validate"]),
+        (sh("exec-name"), None, [sh("exec-name") + "+validate"]),
         ("os:system", None, []),
         ("evilmod:decode", None, ["evilmod:decode@unicode/per-byte+text",
                                   "evilmod:decode+inprocess", "plugin:evilmod:decode"]),

@@ -55,7 +55,7 @@ def fuzz(spec: str, corpus: Path) -> tuple[int, dict[str, object], str]:
 
 def test_a_planted_bug_in_a_c_client_is_found_and_saved_once(tmp_path: Path) -> None:
     exe = build(tmp_path, "planted", planted=True)
-    spec = "exec:" + shlex.quote(str(exe)) + "+mode=validate"
+    spec = "exec:" + shlex.quote(str(exe)) + "+validate"
     # the seeds alone meet the bug: the loop replays them before it mutates anything
     (dec,) = resolve(spec)
     try:

@@ -47,11 +47,11 @@ profile (default unicode) and policy (default maximal-subpart) the decoder is
 judged against.
 
 Options after ``+``: ``timeout=SECONDS`` per reply (default 10, or
-``$UTF8FUZZ_DECODER_TIMEOUT``), ``mode=strict|replace|validate`` (only that
-decoder), ``memory=MiB`` (the process's address-space limit, as for plug-ins;
+``$UTF8FUZZ_DECODER_TIMEOUT``), the MODE words ``strict``, ``replace``, ``validate``
+(only those decoders), ``memory=MiB`` (the process's address-space limit, as for plug-ins;
 0: none). The claim and the options come in any order after the command: they
 begin at the first ``+`` or ``@`` after the command's last space or quote from
-which the rest of the spec is such words (``exec:node c.js lib+mode=replace@cesu8``
+which the rest of the spec is such words (``exec:node c.js lib+replace@cesu8``
 runs ``node c.js lib``), so a command whose own last argument ends in one quotes
 it (:mod:`utf8fuzz.decoders.spec`).
 
@@ -686,12 +686,12 @@ def load(spec: str) -> list[Decoder]:
         raise _unknown(f"decoder {safe.text(spec, 200)!r}: {safe.text(e, 300)}") from None
     modes = hello.modes
     if parsed.modes:
-        (mode,) = parsed.modes
-        if mode not in modes:
-            proc.close()
-            raise _unknown(f"decoder {safe.text(spec, 200)!r} offers "
-                           f"{' and '.join(modes)} mode, not {mode}")
-        modes = (mode,)
+        for mode in parsed.modes:
+            if mode not in modes:
+                proc.close()
+                raise _unknown(f"decoder {safe.text(spec, 200)!r} offers "
+                               f"{' and '.join(modes)} mode, not {mode}")
+        modes = tuple(m for m in modes if m in parsed.modes)
     name = hello.name or re.sub(r"[^A-Za-z0-9._-]+", "-", os.path.basename(parsed.argv[0]))
     versions = {"exec": shlex.join(parsed.argv)[:300], "protocol": str(VERSION)}
     decs: list[Decoder] = []
@@ -708,7 +708,7 @@ def load(spec: str) -> list[Decoder]:
                             family=f"exec:{name}:{m}" if streams else None)
             # the spec that loads this decoder's mode alone (and its stream sibling,
             # told apart by name): a corpus entry names one decoder
-            d.spec = spec if parsed.modes else f"{spec}+mode={m}"
+            d.spec = spec if parsed.modes == (m,) else parsed.for_mode(m)
             decs.append(d)
     return decs
 

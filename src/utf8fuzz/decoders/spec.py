@@ -15,7 +15,8 @@ decoder is judged against ``ref:<profile>:<policy>``; default ``unicode`` and
 - a plug-in or codec: one SHAPE (:data:`SHAPES`), MODE words (:data:`MODES`, with a
   shape of :data:`MODAL`), ``inprocess``, ``timeout=S``, ``memory=MiB``; with the
   ``stream-validator`` shape, its STREAM words (:data:`STREAM_WORDS`, below);
-- ``exec:``: ``mode=M`` (M one of :data:`EXEC_MODES`), ``timeout=S``, ``memory=MiB``.
+- ``exec:``: MODE words (:data:`EXEC_MODES`: the client's modes to run; default all
+  it offers), ``timeout=S``, ``memory=MiB``.
 
 ``timeout``: seconds, above 0 and below 10**6; ``memory``: whole MiB (0: no limit),
 not with ``inprocess``.
@@ -38,7 +39,7 @@ hold ``+`` and ``@`` of its own: its WORDS begin at the first ``+`` or ``@`` aft
 the command's last unquoted space, quote or backslash from which the rest of the
 spec is words written ``+NAME[=VALUE]`` (NAME letters; VALUE no space, quote,
 backslash, ``+`` or ``@``) or ``@PROFILE[/POLICY]``. So ``exec:node c.js
-lib+mode=replace@cesu8`` runs ``node c.js lib``, and a command whose own last
+lib+replace@cesu8`` runs ``node c.js lib``, and a command whose own last
 argument ends in such a word quotes it (``exec:'./a+b'``).
 
 A bad spec is an :class:`~utf8fuzz.decoders.UnknownDecoder` in one line (the CLI
@@ -74,7 +75,7 @@ MODES: tuple[str, ...] = ("strict", "replace", "ignore", "surrogateescape")
 #: The words of the ``stream-validator`` shape (:class:`StreamMethods`), each ``=NAME``
 #: but ``raises``.
 STREAM_WORDS: tuple[str, ...] = ("feed", "end", "final", "raises")
-#: The modes of an ``exec:`` client (``+mode=M``).
+#: The modes of an ``exec:`` client (MODE words of its spec: ``+replace``).
 EXEC_MODES: tuple[str, ...] = ("strict", "replace", "validate")
 #: A call's or reply's timeout where the spec says none (seconds).
 DEFAULT_TIMEOUT = float(os.environ.get("UTF8FUZZ_DECODER_TIMEOUT", "10"))
@@ -151,10 +152,14 @@ class DecoderSpec:
             self.words if words is None else words))
 
     def for_mode(self, mode: str) -> str:
-        """The plug-in spec that loads this spec's decoder of ``mode`` alone: its mode
-        words replaced by ``mode``, right after the shape."""
-        words = [w for w in self.words if w not in MODES]
-        words.insert(words.index(str(self.shape)) + 1, mode)
+        """The spec that loads this spec's decoder of ``mode`` alone: its mode words
+        replaced by ``mode``, right after a plug-in's shape, last for ``exec:``."""
+        if self.kind == "exec":
+            words = [w for w in self.words if w not in EXEC_MODES]
+            words.append(mode)
+        else:
+            words = [w for w in self.words if w not in MODES]
+            words.insert(words.index(str(self.shape)) + 1, mode)
         return self.render(tuple(words))
 
 
@@ -269,7 +274,7 @@ def parse(text: str, *, command_line: bool = True) -> DecoderSpec:
             if shape is not None:
                 raise _unknown(f"bad decoder {shown!r}: two shapes, +{shape} and +{w}")
             shape = w
-        elif kind != "exec" and w in MODES:
+        elif w in (EXEC_MODES if kind == "exec" else MODES):
             if w in modes:
                 raise _unknown(f"bad decoder {shown!r}: mode +{w} given twice")
             modes.append(w)
@@ -281,7 +286,7 @@ def parse(text: str, *, command_line: bool = True) -> DecoderSpec:
                                f"keyword, not {safe.text(value, 60)!r}")
             stream[key] = value
         elif key in _options(kind) and bool(eq) == (key != "inprocess") and (
-                value or not eq) and (key != "mode" or value in EXEC_MODES):
+                value or not eq):
             if key in opts:
                 raise _unknown(f"bad decoder {shown!r}: +{key} given twice")
             if not command_line:
@@ -291,7 +296,7 @@ def parse(text: str, *, command_line: bool = True) -> DecoderSpec:
         else:
             raise _unknown(f"bad decoder option +{safe.text(w, 60)} in {shown!r}: "
                            f"{_vocabulary(kind)}")
-    if modes and shape not in MODAL:
+    if modes and kind != "exec" and shape not in MODAL:
         raise _unknown(f"bad decoder {shown!r}: error modes (+{modes[0]}) are for the codec "
                        f"shape (+codec+{modes[0]}) and the incremental one "
                        f"(+incremental+{modes[0]})")
@@ -303,8 +308,6 @@ def parse(text: str, *, command_line: bool = True) -> DecoderSpec:
     methods = None if shape != "stream-validator" else StreamMethods(
         stream.get("feed", "validate"), None if "final" in stream else stream.get(
             "end", "final"), stream.get("final"), "raises" in stream)
-    if "mode" in opts:
-        modes.append(opts["mode"])
     timeout = _timeout(opts["timeout"], shown) if "timeout" in opts else None
     memory: int | None = None
     if "memory" in opts:
@@ -319,13 +322,13 @@ def parse(text: str, *, command_line: bool = True) -> DecoderSpec:
 
 
 def _options(kind: Kind) -> tuple[str, ...]:
-    return ("timeout", "mode", "memory") if kind == "exec" else ("inprocess", "timeout",
+    return ("timeout", "memory") if kind == "exec" else ("inprocess", "timeout",
                                                                  "memory")
 
 
 def _vocabulary(kind: Kind) -> str:
     if kind == "exec":
-        return f"use +timeout=S, +mode={'|'.join(EXEC_MODES)} or +memory=MiB"
+        return (f"modes {', '.join(EXEC_MODES)}; options timeout=S, memory=MiB")
     return (f"shapes are {', '.join(SHAPES)}; modes (with +codec) {', '.join(MODES)}; "
             "options inprocess, timeout=S, memory=MiB; with +stream-validator feed=NAME, "
             "end=NAME, final=NAME, raises")
