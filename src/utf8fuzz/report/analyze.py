@@ -19,30 +19,16 @@ from utf8fuzz import safe
 from utf8fuzz.outcome import Outcome
 from utf8fuzz.report.findings import Finding, findings, spec_side, title
 from utf8fuzz.report.fingerprint import Fingerprint, policy_fingerprints
-from utf8fuzz.report.hexview import Grid, build_grid
+from utf8fuzz.report.hexview import build_grid
 from utf8fuzz.report.load import Corpus, Entry
 from utf8fuzz.report.matrix import Matrix, agreement_matrix
 from utf8fuzz.report.reproduce import diff_command, pytest_body
+from utf8fuzz.report.section import Section
 from utf8fuzz.report.trend import Point, read_trend
-from utf8fuzz.report.verdict import EntryVerdict, judge_entry
+from utf8fuzz.report.verdict import judge_entry
 from utf8fuzz.triage.known import Known
 
 FORMAT = 1
-
-
-@dataclass
-class Section:
-    """One signature: the entry and what the report says about it."""
-
-    entry: Entry
-    verdict: EntryVerdict
-    grid: Grid
-    command: str
-    test: str
-    new: bool
-    #: why ``CORPUS/known.toml`` accepts this signature (as written; escape to show
-    #: it), None when it is not a known difference
-    known: str | None = None
 
 
 @dataclass

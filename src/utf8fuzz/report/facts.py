@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from utf8fuzz.report.analyze import Section
 from utf8fuzz.report.findings import Finding, example, modes, pattern_of
 from utf8fuzz.report.load import Entry, fed_chunks
+from utf8fuzz.report.section import Section
 
 
 @dataclass(frozen=True)

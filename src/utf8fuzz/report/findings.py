@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import utf8fuzz
 from utf8fuzz import safe
@@ -30,16 +30,14 @@ from utf8fuzz.decoders.base import family
 from utf8fuzz.engine.calls import TITLES as CALL_TITLES
 from utf8fuzz.engine.signature import SEVERITIES
 from utf8fuzz.outcome import VIEWS
+from utf8fuzz.report.section import Section
 from utf8fuzz.triage import group as triage_group
 from utf8fuzz.triage.explain import Explanation, explain
 from utf8fuzz.triage.group import group
 
-if TYPE_CHECKING:  # analyze imports this module
-    from utf8fuzz.report.analyze import Section
-
 
 @dataclass
-class Finding(triage_group.Finding["Section"]):
+class Finding(triage_group.Finding[Section]):
     """The engine's finding (:class:`utf8fuzz.triage.group.Finding`) whose evidence
     is report sections, in report order (one per signature); ``known``: every
     signature of it is accepted by ``known.toml`` (``reasons``: theirs, distinct,

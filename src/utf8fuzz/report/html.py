@@ -10,7 +10,7 @@ document itself is pure ASCII.
 from __future__ import annotations
 
 from utf8fuzz import safe
-from utf8fuzz.report.analyze import Report, Section
+from utf8fuzz.report.analyze import Report
 from utf8fuzz.report.facts import (
     Code,
     CodePoints,
@@ -25,6 +25,7 @@ from utf8fuzz.report.facts import (
 from utf8fuzz.report.findings import Finding, headline, title
 from utf8fuzz.report.hexview import Gap, Grid, layout
 from utf8fuzz.report.reproduce import WARNING, recorded_code
+from utf8fuzz.report.section import Section
 from utf8fuzz.report.svg import matrix_svg, trend_svg
 
 GRID_WIDTH = 16  # columns per grid row: fits a 1280px window with U+XXXX labels

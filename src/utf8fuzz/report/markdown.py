@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from utf8fuzz import safe
-from utf8fuzz.report.analyze import Report, Section
+from utf8fuzz.report.analyze import Report
 from utf8fuzz.report.facts import (
     MD_EVIDENCE,
     Code,
@@ -25,6 +25,7 @@ from utf8fuzz.report.facts import (
 from utf8fuzz.report.findings import Finding, headline, title
 from utf8fuzz.report.hexview import text_layout
 from utf8fuzz.report.reproduce import WARNING, recorded_code
+from utf8fuzz.report.section import Section
 
 GRID_WIDTH = 16
 
