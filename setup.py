@@ -13,7 +13,8 @@ ext_modules: list = [
         "utf8fuzz.fast._fast",
         sources=[f"src/utf8fuzz/fast/{f}"
                  for f in ("_fast.c", "scalar.c", "simd.c", "avx512.c", "screen.c")],
-        depends=[*(f"src/utf8fuzz/fast/{h}" for h in ("fast.h", "lookup.h", "k128.h", "screen.h")),
+        depends=[*(f"src/utf8fuzz/fast/{h}"
+                   for h in ("fast.h", "lookup.h", "k128.h", "validate.h", "screen.h")),
                  "src/utf8fuzz/decoders/glue.h", "src/utf8fuzz/profiles/packed_tokens.h",
                  "src/utf8fuzz/small_tuples.h"],
         extra_compile_args=CFLAGS,

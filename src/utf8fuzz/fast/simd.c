@@ -4,9 +4,10 @@
  *        else scalar. SSE2 has no byte shuffle (PSHUFB is SSSE3), so neither the
  *        lookup-table validation nor the shuffle-table transcoding can be done here.
  * ssse3  Keiser & Lemire's lookup-table validation ("Validating UTF-8 In Less
- *        Than One Instruction Per Byte", 2021; tables in lookup.h) on 64-byte
- *        blocks of four 16-byte vectors, counting continuation bytes and the
- *        largest byte in the same pass; then one transcoding kernel per PEP 393
+ *        Than One Instruction Per Byte", 2021; tables in lookup.h, the scan
+ *        written once in validate.h) on 64-byte blocks of four 16-byte vectors,
+ *        counting continuation bytes and the largest byte in the same pass;
+ *        then one transcoding kernel per PEP 393
  *        kind (k128.h: compress by shuffle tables). SSSE3 only: no POPCNT, no
  *        SSE4.1, so it runs on every CPU that has PSHUFB.
  * avx2   the same validation on 32-byte vectors, the same kernels compiled for
@@ -226,194 +227,71 @@ static const fast_path path_sse2 = {
     "sse2", scan_sse2, to_ucs1_sse2, to_ucs2_sse2, to_ucs4_sse2, ascii32_sse2, NULL,
 };
 
-/* -- ssse3: validation ----------------------------------------------------------- */
+/* -- ssse3 and avx2: validation (validate.h) ---------------------------------------- */
 
-typedef struct {
-    __m128i t1h, t1l, t2h, nib, m3, m4, b80, cont_lim;
-} ssse3_consts;
-
-/* The error classes of each byte of `in` (non-zero: an error), `prev` being the
- * 16 bytes before it (lookup.h). */
-TGT_SSSE3 static inline __m128i ssse3_check(const ssse3_consts *c, __m128i in, __m128i prev) {
-    __m128i p1 = _mm_alignr_epi8(in, prev, 15); /* the byte before each byte */
-    __m128i p2 = _mm_alignr_epi8(in, prev, 14);
-    __m128i p3 = _mm_alignr_epi8(in, prev, 13);
-    __m128i b1h = _mm_shuffle_epi8(c->t1h, _mm_and_si128(_mm_srli_epi16(p1, 4), c->nib));
-    __m128i b1l = _mm_shuffle_epi8(c->t1l, _mm_and_si128(p1, c->nib));
-    __m128i b2h = _mm_shuffle_epi8(c->t2h, _mm_and_si128(_mm_srli_epi16(in, 4), c->nib));
-    __m128i sc = _mm_and_si128(_mm_and_si128(b1h, b1l), b2h);
-    /* A continuation must be the 2nd or 3rd after a 3- or 4-byte lead exactly where
-     * the tables flagged TWO_CONTS: the XOR cancels expected cases and flags others. */
-    __m128i must = _mm_or_si128(_mm_subs_epu8(p2, c->m3), _mm_subs_epu8(p3, c->m4));
-    return _mm_xor_si128(_mm_and_si128(must, c->b80), sc);
+TGT_SSSE3 static inline uint64_t ssse3_sum_bytes(__m128i v) {
+    __m128i sums = _mm_sad_epu8(v, _mm_setzero_si128()); /* two u64 sums */
+    return (uint64_t)_mm_cvtsi128_si64(sums) +
+           (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
 }
 
-TGT_SSSE3 static int scan_ssse3(const uint8_t *s, size_t n, u8stats *st, size_t *restart) {
-    ssse3_consts c;
-    c.t1h = _mm_setr_epi8(T1H);
-    c.t1l = _mm_setr_epi8(T1L);
-    c.t2h = _mm_setr_epi8(T2H);
-    c.nib = _mm_set1_epi8(0x0F);
-    c.m3 = _mm_set1_epi8((char)(0xE0 - 0x80));
-    c.m4 = _mm_set1_epi8((char)(0xF0 - 0x80));
-    c.b80 = _mm_set1_epi8((char)0x80);
-    c.cont_lim = _mm_set1_epi8(-64);
-    /* The last three bytes may not begin a sequence longer than what remains. */
-    const __m128i incomplete = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                             -1, (char)(0xF0 - 1), (char)(0xE0 - 1),
-                                             (char)(0xC0 - 1));
-    const __m128i z = _mm_setzero_si128();
-    __m128i prev = z, prev_inc = z, err = z, vmax = z;
-    /* Continuation bytes are counted per byte lane: each 64-byte block adds at most
-     * 4 to a lane, so the lanes are summed (PSADBW) every 63 blocks, before one wraps.
-     * This is cheaper than a POPCNT per vector, which SSSE3 does not have anyway. */
-    __m128i cnt8 = z, cnt64 = z;
-    unsigned pending = 0;
-    size_t i = 0;
-    uint8_t buf[64];
-    while (i < n) {
-        const uint8_t *p = s + i;
-        if (i + 64 > n) { /* the tail, padded with ASCII NULs */
-            memset(buf, 0, sizeof buf);
-            memcpy(buf, s + i, n - i);
-            p = buf;
-        }
-        __m128i v0 = _mm_loadu_si128((const __m128i *)p);
-        __m128i v1 = _mm_loadu_si128((const __m128i *)(p + 16));
-        __m128i v2 = _mm_loadu_si128((const __m128i *)(p + 32));
-        __m128i v3 = _mm_loadu_si128((const __m128i *)(p + 48));
-        __m128i any = _mm_or_si128(_mm_or_si128(v0, v1), _mm_or_si128(v2, v3));
-        if (!_mm_movemask_epi8(any)) {
-            /* all ASCII: only a sequence cut off at the previous block's end is wrong */
-            err = _mm_or_si128(err, prev_inc);
-            prev_inc = z;
-        } else {
-            err = _mm_or_si128(err, ssse3_check(&c, v0, prev));
-            err = _mm_or_si128(err, ssse3_check(&c, v1, v0));
-            err = _mm_or_si128(err, ssse3_check(&c, v2, v1));
-            err = _mm_or_si128(err, ssse3_check(&c, v3, v2));
-            prev_inc = _mm_subs_epu8(v3, incomplete);
-            vmax = _mm_max_epu8(vmax, _mm_max_epu8(_mm_max_epu8(v0, v1), _mm_max_epu8(v2, v3)));
-            /* signed v < -64 <=> 80..BF: -1 per continuation byte */
-            __m128i k = _mm_add_epi8(
-                _mm_add_epi8(_mm_cmplt_epi8(v0, c.cont_lim), _mm_cmplt_epi8(v1, c.cont_lim)),
-                _mm_add_epi8(_mm_cmplt_epi8(v2, c.cont_lim), _mm_cmplt_epi8(v3, c.cont_lim)));
-            cnt8 = _mm_sub_epi8(cnt8, k);
-            if (++pending == 63) {
-                cnt64 = _mm_add_epi64(cnt64, _mm_sad_epu8(cnt8, z));
-                cnt8 = z;
-                pending = 0;
-            }
-        }
-        prev = v3;
-        if (_mm_movemask_epi8(_mm_cmpeq_epi8(err, z)) != 0xFFFF) {
-            *restart = back_to_boundary(s, i);
-            return 0;
-        }
-        i += 64;
-    }
-    if (_mm_movemask_epi8(_mm_cmpeq_epi8(prev_inc, z)) != 0xFFFF) {
-        *restart = back_to_boundary(s, n);
-        return 0;
-    }
-    cnt64 = _mm_add_epi64(cnt64, _mm_sad_epu8(cnt8, z));
-    uint64_t c0 = (uint64_t)_mm_cvtsi128_si64(cnt64);
-    uint64_t c1 = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(cnt64, cnt64));
-    uint8_t m[16];
-    _mm_storeu_si128((__m128i *)m, vmax);
-    unsigned mx = 0;
-    for (int k = 0; k < 16; k++)
-        if (m[k] > mx) mx = m[k];
-    st->ncont = (size_t)(c0 + c1);
-    st->maxb = mx;
-    return 1;
+#define V_TGT TGT_SSSE3
+#define V_NAME(name) ssse3_##name
+#define V __m128i
+#define V_BYTES 16
+#define V_LOAD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define V_STORE(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#define V_ZERO() _mm_setzero_si128()
+#define V_SET1(b) _mm_set1_epi8(b)
+#define V_TABLE(T) _mm_setr_epi8(T)
+#define V_OR _mm_or_si128
+#define V_AND _mm_and_si128
+#define V_XOR _mm_xor_si128
+#define V_SUB8 _mm_sub_epi8
+#define V_SUBS_U8 _mm_subs_epu8
+#define V_MAX_U8 _mm_max_epu8
+#define V_SRL4(v) _mm_srli_epi16((v), 4)
+#define V_SHUF _mm_shuffle_epi8
+#define V_BEHIND(in, prev) (prev)
+#define V_PREV(in, behind, k) _mm_alignr_epi8((in), (behind), 16 - (k))
+#define V_LT _mm_cmplt_epi8
+#define V_HIGH(v) _mm_movemask_epi8(v)
+#define V_ANY(v) (_mm_movemask_epi8(_mm_cmpeq_epi8((v), _mm_setzero_si128())) != 0xFFFF)
+#define V_SUM_BYTES(v) ssse3_sum_bytes(v)
+#include "validate.h"
+
+TGT_AVX2 static inline uint64_t avx2_sum_bytes(__m256i v) {
+    __m256i sums = _mm256_sad_epu8(v, _mm256_setzero_si256()); /* four u64 sums */
+    __m128i two = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
+    return (uint64_t)_mm_cvtsi128_si64(two) +
+           (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(two, two));
 }
 
-/* -- avx2: validation ------------------------------------------------------------ */
-
-typedef struct {
-    __m256i t1h, t1l, t2h, nib, m3, m4, b80, incomplete, cont_lim;
-} avx2_consts;
-
-TGT_AVX2 static inline __m256i avx2_check(const avx2_consts *c, __m256i in, __m256i prev_in) {
-    __m256i sh = _mm256_permute2x128_si256(prev_in, in, 0x21);
-    __m256i p1 = _mm256_alignr_epi8(in, sh, 15);
-    __m256i p2 = _mm256_alignr_epi8(in, sh, 14);
-    __m256i p3 = _mm256_alignr_epi8(in, sh, 13);
-    __m256i b1h = _mm256_shuffle_epi8(c->t1h, _mm256_and_si256(_mm256_srli_epi16(p1, 4), c->nib));
-    __m256i b1l = _mm256_shuffle_epi8(c->t1l, _mm256_and_si256(p1, c->nib));
-    __m256i b2h = _mm256_shuffle_epi8(c->t2h, _mm256_and_si256(_mm256_srli_epi16(in, 4), c->nib));
-    __m256i sc = _mm256_and_si256(_mm256_and_si256(b1h, b1l), b2h);
-    /* A continuation must be the 2nd or 3rd after a 3- or 4-byte lead exactly where
-     * the tables flagged TWO_CONTS: the XOR cancels expected cases and flags others. */
-    __m256i must = _mm256_or_si256(_mm256_subs_epu8(p2, c->m3), _mm256_subs_epu8(p3, c->m4));
-    return _mm256_xor_si256(_mm256_and_si256(must, c->b80), sc);
-}
-
-TGT_AVX2 static inline size_t avx2_ncont(const avx2_consts *c, __m256i v) {
-    /* signed v < -64 <=> 80..BF */
-    return (size_t)__builtin_popcount(
-        (unsigned)_mm256_movemask_epi8(_mm256_cmpgt_epi8(c->cont_lim, v)));
-}
-
-TGT_AVX2 static int scan_avx2(const uint8_t *s, size_t n, u8stats *st, size_t *restart) {
-    avx2_consts c;
-    c.t1h = _mm256_setr_epi8(T1H, T1H);
-    c.t1l = _mm256_setr_epi8(T1L, T1L);
-    c.t2h = _mm256_setr_epi8(T2H, T2H);
-    c.nib = _mm256_set1_epi8(0x0F);
-    c.m3 = _mm256_set1_epi8((char)(0xE0 - 0x80));
-    c.m4 = _mm256_set1_epi8((char)(0xF0 - 0x80));
-    c.b80 = _mm256_set1_epi8((char)0x80);
-    c.cont_lim = _mm256_set1_epi8(-64);
-    /* The last three bytes may not begin a sequence longer than what remains. */
-    c.incomplete = _mm256_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                    (char)(0xF0 - 1), (char)(0xE0 - 1), (char)(0xC0 - 1));
-    __m256i prev_in = _mm256_setzero_si256(), prev_inc = _mm256_setzero_si256();
-    __m256i err = _mm256_setzero_si256(), vmax = _mm256_setzero_si256();
-    size_t ncont = 0, i = 0;
-    uint8_t buf[64];
-    while (i < n) {
-        const uint8_t *p = s + i;
-        if (i + 64 > n) { /* the tail, padded with ASCII NULs */
-            memset(buf, 0, sizeof buf);
-            memcpy(buf, s + i, n - i);
-            p = buf;
-        }
-        __m256i a = _mm256_loadu_si256((const __m256i *)p);
-        __m256i b = _mm256_loadu_si256((const __m256i *)(p + 32));
-        __m256i ab = _mm256_or_si256(a, b);
-        if (!_mm256_movemask_epi8(ab)) {
-            err = _mm256_or_si256(err, prev_inc);
-            prev_inc = _mm256_setzero_si256();
-        } else {
-            err = _mm256_or_si256(err, avx2_check(&c, a, prev_in));
-            err = _mm256_or_si256(err, avx2_check(&c, b, a));
-            prev_inc = _mm256_subs_epu8(b, c.incomplete);
-            vmax = _mm256_max_epu8(vmax, _mm256_max_epu8(a, b));
-            ncont += avx2_ncont(&c, a) + avx2_ncont(&c, b);
-        }
-        prev_in = b;
-        if (!_mm256_testz_si256(err, err)) {
-            *restart = back_to_boundary(s, i);
-            return 0;
-        }
-        i += 64;
-    }
-    if (!_mm256_testz_si256(prev_inc, prev_inc)) {
-        *restart = back_to_boundary(s, n);
-        return 0;
-    }
-    uint8_t m[32];
-    _mm256_storeu_si256((__m256i *)m, vmax);
-    unsigned mx = 0;
-    for (int k = 0; k < 32; k++)
-        if (m[k] > mx) mx = m[k];
-    st->ncont = ncont;
-    st->maxb = mx;
-    return 1;
-}
+#define V_TGT TGT_AVX2
+#define V_NAME(name) avx2_##name
+#define V __m256i
+#define V_BYTES 32
+#define V_LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define V_STORE(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#define V_ZERO() _mm256_setzero_si256()
+#define V_SET1(b) _mm256_set1_epi8(b)
+#define V_TABLE(T) _mm256_setr_epi8(T, T)
+#define V_OR _mm256_or_si256
+#define V_AND _mm256_and_si256
+#define V_XOR _mm256_xor_si256
+#define V_SUB8 _mm256_sub_epi8
+#define V_SUBS_U8 _mm256_subs_epu8
+#define V_MAX_U8 _mm256_max_epu8
+#define V_SRL4(v) _mm256_srli_epi16((v), 4)
+#define V_SHUF _mm256_shuffle_epi8
+/* PALIGNR works within 128-bit lanes: lane 0 of `in` looks back into prev's lane 1 */
+#define V_BEHIND(in, prev) _mm256_permute2x128_si256((prev), (in), 0x21)
+#define V_PREV(in, behind, k) _mm256_alignr_epi8((in), (behind), 16 - (k))
+#define V_LT(a, b) _mm256_cmpgt_epi8((b), (a))
+#define V_HIGH(v) _mm256_movemask_epi8(v)
+#define V_ANY(v) (!_mm256_testz_si256((v), (v)))
+#define V_SUM_BYTES(v) avx2_sum_bytes(v)
+#include "validate.h"
 
 /* -- avx2: transcoding ------------------------------------------------------------
  *
@@ -556,11 +434,11 @@ TGT_AVX2 static size_t c8_blocks_avx2(const uint8_t *s, size_t n, size_t i, uint
 }
 
 static const fast_path path_ssse3 = {
-    "ssse3", scan_ssse3, to_ucs1_ssse3, to_ucs2_ssse3, to_ucs4_ssse3, ascii32_sse2, NULL,
+    "ssse3", ssse3_scan, to_ucs1_ssse3, to_ucs2_ssse3, to_ucs4_ssse3, ascii32_sse2, NULL,
 };
 
 static const fast_path path_avx2 = {
-    "avx2", scan_avx2, to_ucs1_avx2, to_ucs2_avx2, to_ucs4_avx2, ascii32_avx2, c8_blocks_avx2,
+    "avx2", avx2_scan, to_ucs1_avx2, to_ucs2_avx2, to_ucs4_avx2, ascii32_avx2, c8_blocks_avx2,
 };
 
 /* Validation on 64-byte vectors (avx512.c), transcoding by the avx2 kernels. */
