@@ -268,6 +268,7 @@ def bench(*, inputs: int = 5000, warmup: int = 2000, seed: int = 1, runs: int = 
     if min(part_runs, hypothesis_inputs, structured_inputs, planted_runs, planted_seeds) < 1:
         raise ValueError("--part-runs, --hypothesis-inputs, --structured-inputs, "
                          "--planted-runs and --planted-seeds must be at least 1")
+    began = time.perf_counter()
     root = root or SRC.parent
     stream = make_stream(warmup + inputs, seed, root)
     longs = make_long_stream(long_warmup + long_inputs, seed) if long_inputs else []
@@ -349,11 +350,13 @@ def bench(*, inputs: int = 5000, warmup: int = 2000, seed: int = 1, runs: int = 
                 planted_runs=planted_runs, planted_seeds=planted_seeds)
             if "structured_stream" in out["parts"]:
                 out["structured_stream"] = out["parts"].pop("structured_stream")
+            out["part_seconds"] = out["parts"].pop("seconds")
             out["part_settings"] = {
                 "part_runs": part_runs, "hypothesis_inputs": hypothesis_inputs,
                 "structured_inputs": structured_inputs, "planted_runs": planted_runs,
                 "planted_seeds": planted_seeds, "plugin": PLUGIN, "planted": list(PLANTED)}
         out["summary"] = summary(out)
+        out["seconds"] = time.perf_counter() - began
         if envs:
             out["baseline_env"] = envs["baseline"]
         if compare or envs:
@@ -769,7 +772,9 @@ def run_parts(trees: dict[str, Path], envs: dict[str, dict[str, str]], parts: Se
     if "hypothesis" in parts:
         timed["hypothesis"] = ({"runs": hypothesis_inputs, "seed": seed}, True)
     hyp_env = {"UTF8FUZZ_LONG_SHARE": "0"}  # short inputs: issue 27's figure
+    seconds: dict[str, float] = {}  # each part's wall clock, both trees: what a run costs
     for part, (params, prime) in timed.items():
+        began = time.perf_counter()
         res: dict[str, Any] = {label: {"runs": []} for label in trees}
         corpora = {label: _copy_corpus(root, tmp / f"{part}-{label}") for label in trees}
 
@@ -790,7 +795,9 @@ def run_parts(trees: dict[str, Path], envs: dict[str, dict[str, str]], parts: Se
         except RuntimeError as e:
             res = {"error": str(e)}
         out[part] = res
+        seconds[part] = time.perf_counter() - began
     if "planted" in parts:
+        began = time.perf_counter()
         res = {label: {} for label in trees}
         try:
             for engine, runs in (("atheris", planted_runs), ("hypothesis", planted_runs)):
@@ -808,6 +815,8 @@ def run_parts(trees: dict[str, Path], envs: dict[str, dict[str, str]], parts: Se
         except RuntimeError as e:
             res = {"error": str(e)}
         out["planted"] = res
+        seconds["planted"] = time.perf_counter() - began
+    out["seconds"] = seconds
     return out
 
 
@@ -916,8 +925,9 @@ def _planted_row(engine: str, name: str, cur: list[Any], base: list[Any] | None,
 def format_table(rows: Sequence[dict[str, Any]], has_base: bool) -> list[str]:
     """The summary rows as text lines: one per figure."""
     def num(x: Any) -> str:
+        # cut, not rounded: a figure shown as the target is one that meets it
         return "-" if x is None else f"{x:,.2f}" if isinstance(x, float) and x < 100 \
-            else f"{x:,.0f}"
+            else f"{int(x):,}"
 
     def seeds(xs: Sequence[int | None]) -> str:
         return "/".join("none" if x is None else f"{x:,}" for x in xs)
@@ -1005,9 +1015,13 @@ def format_text(result: dict[str, Any]) -> str:
             + (f" (sha256 {result['structured_stream']['sha256']})"
                if "structured_stream" in result else "")
             + f"; (c) {ps['plugin']}; (d) {len(ps['planted'])} planted decoders, "
-            f"{ps['planted_runs']:,} inputs, seeds 1-{ps['planted_seeds']}, from no seeds")
+            f"{ps['planted_runs']:,} inputs, seeds 1-{ps['planted_seeds']}, from no seeds; "
+            "wall clock of each part (every tree): " + ", ".join(
+                f"{k} {v:,.0f} s" for k, v in result.get("part_seconds", {}).items()))
     if "summary" in result:
         lines += format_table(result["summary"], "baseline" in result["trees"])
+    if "seconds" in result:
+        lines.append(f"(the whole run: {result['seconds']:,.0f} s of wall clock)")
     return "\n".join(lines)
 
 
