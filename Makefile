@@ -128,11 +128,13 @@ asan-test: setup
 # 27's figures (every decoder, Hypothesis, a plug-in in its worker, inputs to find
 # the planted bugs), one line each (docs/performance.md, "How to measure").
 # BENCH_LOOP_ARGS="--compare ../other/src" adds another tree, in pairs;
-# BENCH_LOOP_ARGS="--parts none" leaves issue 27's figures out;
+# BENCH_LOOP_PARTS=none leaves issue 27's figures out (or names some of them:
+# all-decoders,hypothesis,structured,plugin,planted);
 # BENCH_LOOP_CALLGRIND=1 adds the instructions per input (valgrind: the longest
 # part by far, some minutes per tree).
 BENCH_LOOP_ARGS ?=
+BENCH_LOOP_PARTS ?= all
 BENCH_LOOP_CALLGRIND ?=
 .PHONY: bench-loop
 bench-loop: setup
-	$(VENV)/bin/utf8fuzz bench --loop $(if $(BENCH_LOOP_CALLGRIND),--callgrind) $(BENCH_LOOP_ARGS)
+	$(VENV)/bin/utf8fuzz bench --loop --parts $(BENCH_LOOP_PARTS) $(if $(BENCH_LOOP_CALLGRIND),--callgrind) $(BENCH_LOOP_ARGS)

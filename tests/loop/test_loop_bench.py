@@ -81,7 +81,8 @@ def test_bench_output_shape(capsys, monkeypatch) -> None:  # type: ignore[no-unt
     assert lines[9] == "valgrind is not installed: no instruction counts"
     assert lines[11] == "issue 27's figures (medians of the runs; ratio: median of the pairs'):"
     assert lines[12].startswith("  in-process decoders, short stream: ")
-    assert lines[13].startswith("  in-process decoders, long stream: ") and len(lines) == 14
+    assert lines[13].startswith("  in-process decoders, long stream: ")
+    assert lines[14].startswith("(the whole run: ") and len(lines) == 15
 
 
 def test_bench_json_without_the_long_stream() -> None:
@@ -98,6 +99,7 @@ def test_bench_json_without_the_long_stream() -> None:
 def test_parts_by_name() -> None:
     assert loop_bench.parts_of("planted,all-decoders") == ("all-decoders", "planted")
     assert loop_bench.parts_of("none") == ()
+    assert loop_bench.parts_of("all") == loop_bench.PARTS[2:] == loop_bench.parts_of("plugin,all")
     with pytest.raises(ValueError, match="unknown part bogus"):
         loop_bench.parts_of("plugin,bogus")
     with pytest.raises(ValueError, match="--part-runs"):

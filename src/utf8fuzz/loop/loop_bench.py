@@ -1006,18 +1006,25 @@ def format_text(result: dict[str, Any]) -> str:
         lines.append(f"current/baseline instructions per input: "
                      f"{result['instructions_ratio']:.3f}")
     if "part_settings" in result:
-        ps = result["part_settings"]
-        lines.append(
-            f"issue 27's parts: {', '.join(result['parts'])}; {ps['part_runs']} timed runs "
-            f"per tree after a priming one; (a) and (c) on the short stream above; (b) "
-            f"{ps['hypothesis_inputs']:,} Hypothesis inputs from seed {s['seed']} (short only), "
-            f"{ps['structured_inputs']:,} structured buffers"
-            + (f" (sha256 {result['structured_stream']['sha256']})"
-               if "structured_stream" in result else "")
-            + f"; (c) {ps['plugin']}; (d) {len(ps['planted'])} planted decoders, "
-            f"{ps['planted_runs']:,} inputs, seeds 1-{ps['planted_seeds']}, from no seeds; "
-            "wall clock of each part (every tree): " + ", ".join(
-                f"{k} {v:,.0f} s" for k, v in result.get("part_seconds", {}).items()))
+        ps, names = result["part_settings"], list(result["parts"])
+        said = [f"issue 27's parts: {', '.join(names)}; {ps['part_runs']} timed runs per tree "
+                "(after a priming one where the part can meet new signatures)"]
+        if {"all-decoders", "plugin"} & set(names):
+            said.append("(a) and (c) on the short stream above")
+        if "hypothesis" in names:
+            said.append(f"(b) {ps['hypothesis_inputs']:,} Hypothesis inputs from seed "
+                        f"{s['seed']} (short only)")
+        if "structured_stream" in result:
+            said.append(f"{ps['structured_inputs']:,} structured buffers (sha256 "
+                        f"{result['structured_stream']['sha256']})")
+        if "plugin" in names:
+            said.append(f"(c) {ps['plugin']}")
+        if "planted" in names:
+            said.append(f"(d) {len(ps['planted'])} planted decoders, {ps['planted_runs']:,} "
+                        f"inputs, seeds 1-{ps['planted_seeds']}, from no seeds")
+        said.append("wall clock of each part (every tree): " + ", ".join(
+            f"{k} {v:,.0f} s" for k, v in result.get("part_seconds", {}).items()))
+        lines.append("; ".join(said))
     if "summary" in result:
         lines += format_table(result["summary"], "baseline" in result["trees"])
     if "seconds" in result:
@@ -1040,9 +1047,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="also instructions per input (the short stream)")
     g.add_argument("--tree", metavar="SRC", help="the tree to measure (default: this one)")
     g.add_argument("--compare", metavar="SRC", help="another tree, in interleaved pairs")
-    g.add_argument("--parts", metavar="LIST", default=",".join(PARTS[2:]),
+    g.add_argument("--parts", metavar="LIST", default="none",
                    help="issue 27's figures besides the short and long streams, comma-"
-                   f"separated, 'none' for none (default {','.join(PARTS[2:])})")
+                   f"separated ({','.join(PARTS[2:])}), or all (make bench-loop's), or "
+                   "none (the default)")
     g.add_argument("--part-runs", type=int, default=3,
                    help="timed runs per tree of each part (default 3)")
     g.add_argument("--hypothesis-inputs", type=int, default=3000,
@@ -1073,8 +1081,11 @@ def baseline_env(pairs: Sequence[str] | None) -> dict[str, str] | None:
 
 
 def parts_of(text: str) -> tuple[str, ...]:
-    """``--parts``: the names, in :data:`PARTS`'s order; ``none``: none."""
+    """``--parts``: the names, in :data:`PARTS`'s order; ``all``: every one of
+    issue 27's; ``none``: none."""
     names = {x.strip() for x in text.split(",") if x.strip()} - {"none"}
+    if "all" in names:
+        names = (names - {"all"}) | set(PARTS[2:])
     if bad := sorted(names - set(PARTS[2:])):
         raise ValueError(f"--parts: unknown part {', '.join(bad)}; parts are "
                          f"{', '.join(PARTS[2:])}")
