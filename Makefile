@@ -124,10 +124,17 @@ asan-test: setup
 	  tests/loop/test_coverage.py::test_feed_walk_is_the_loop_over_feature_ids \
 	  tests/loop/test_coverage.py::test_two_coverages_fed_by_one_walker_keep_their_own_counters
 
-# The fuzz loop's executions per CPU-second on a fixed input stream, and with
-# valgrind installed its instructions per input (docs/performance.md, "How to
-# measure"). BENCH_LOOP_ARGS="--compare ../other/src" adds another tree, in pairs.
+# The fuzz loop's executions per CPU-second on a fixed input stream, then issue
+# 27's figures (every decoder, Hypothesis, a plug-in in its worker, inputs to find
+# the planted bugs), one line each (docs/performance.md, "How to measure").
+# BENCH_LOOP_ARGS="--compare ../other/src" adds another tree, in pairs;
+# BENCH_LOOP_PARTS=none leaves issue 27's figures out (or names some of them:
+# all-decoders,hypothesis,structured,plugin,planted);
+# BENCH_LOOP_CALLGRIND=1 adds the instructions per input (valgrind: the longest
+# part by far, some minutes per tree).
 BENCH_LOOP_ARGS ?=
+BENCH_LOOP_PARTS ?= all
+BENCH_LOOP_CALLGRIND ?=
 .PHONY: bench-loop
 bench-loop: setup
-	$(VENV)/bin/utf8fuzz bench --loop --callgrind $(BENCH_LOOP_ARGS)
+	$(VENV)/bin/utf8fuzz bench --loop --parts $(BENCH_LOOP_PARTS) $(if $(BENCH_LOOP_CALLGRIND),--callgrind) $(BENCH_LOOP_ARGS)

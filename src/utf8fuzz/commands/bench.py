@@ -9,9 +9,12 @@ code path.
 ``utf8fuzz bench --loop`` measures the fuzz loop instead: executions per CPU-second
 of ``Finder.queue`` on a fixed input stream, and with ``--callgrind`` instructions
 per input; beside it a stream of long inputs (``--long-inputs``, 0 for none):
-executions and bytes per CPU-second, and the loop's peak RSS growth over it;
-``--compare SRC`` runs another source tree in interleaved pairs (see
-:mod:`utf8fuzz.loop.loop_bench` and docs/performance.md).
+executions and bytes per CPU-second, and the loop's peak RSS growth over it; then
+issue 27's figures (``--parts``): every decoder in the loop, the Hypothesis engine
+and structured inputs, a pure-Python plug-in in its worker, and the inputs to find
+the planted bugs. ``--compare SRC`` runs another source tree in interleaved pairs (see
+:mod:`utf8fuzz.loop.loop_bench` and docs/performance.md). It exits 1 when a part
+failed in a tree (its row says why), 0 whether or not targets are met.
 
 ``utf8fuzz bench --exec CMD`` measures an exec client (docs/protocol.md), and
 ``utf8fuzz bench --plugin SPEC`` a plug-in in its worker process: 64-byte inputs per
@@ -103,11 +106,7 @@ def _loop(args: argparse.Namespace) -> int:
     if args.classes or args.sizes or args.path:
         raise UsageError("--class, --size and --path are for the fast path bench, not --loop")
     try:
-        result = loop_bench.bench(inputs=args.inputs, warmup=args.warmup, seed=args.seed,
-                                  runs=args.runs, tree=args.tree, compare=args.compare,
-                                  callgrind=args.callgrind, long_inputs=args.long_inputs,
-                                  long_warmup=args.long_warmup,
-                                  baseline_env=loop_bench.baseline_env(args.baseline_env))
+        result = loop_bench.bench(**loop_bench.bench_args(args))
     except (ValueError, OSError) as e:
         raise UsageError(str(e)) from None
     except RuntimeError as e:  # a tree whose loop does not run: say so, no traceback
@@ -117,7 +116,8 @@ def _loop(args: argparse.Namespace) -> int:
     # not loop_bench.run_args, which prints the trees' paths as they are
     print(json.dumps(result, indent=2, ensure_ascii=True) if args.json
           else _escaped_lines(loop_bench.format_text(result)))
-    return 0
+    # a part that failed in a tree is reported in its row (the others still ran)
+    return 1 if any("error" in r for r in result.get("summary", ())) else 0
 
 
 def _exec(args: argparse.Namespace) -> int:
