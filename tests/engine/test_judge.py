@@ -180,3 +180,74 @@ def test_a_differ_judging_in_c_reports_what_one_judging_in_python_does(
     assert [r.signatures for r in c_side] == [r.signatures for r in py_side]
     assert [r.divergences for r in c_side] == [r.divergences for r in py_side]
     assert any(r.divergences for r in c_side)
+
+
+# -- the replace view's alignment in C (screening's align) ---------------------------
+
+
+def _outputs(data: bytes, key: tuple[str, str], edits: list[tuple[int, int, int]],
+             ) -> list[tuple[int, ...]]:
+    """Replace views a decoder could give on ``data``: every policy's of its profile,
+    and each of those edited (a value dropped, a U+FFFD or another value put in, a
+    run merged) at the places ``edits`` name."""
+    profile, _ = key
+    outs = []
+    for pol in POLICIES:
+        base = tuple(Reference(profile, pol).decode(data).view("replace"))
+        outs.append(base)
+        for at, what, value in edits:
+            cut = list(base)
+            i = at % (len(cut) + 1)
+            if what == 0 and cut:
+                del cut[min(i, len(cut) - 1)]
+            elif what == 1:
+                cut.insert(i, 0xFFFD)
+            elif what == 2:
+                cut.insert(i, value)
+            elif what == 3 and cut:
+                cut[min(i, len(cut) - 1)] = value
+            else:  # a run of U+FFFD merged into one
+                while i + 1 < len(cut) and cut[i] == cut[i + 1] == 0xFFFD:
+                    del cut[i + 1]
+            outs.append(tuple(cut))
+    return outs
+
+
+def _same_alignment(data: bytes, key: tuple[str, str], outs: list[tuple[int, ...]]) -> int:
+    ref = Reference(*key)
+    judge = Judge(data, ref.walk(data), ref)
+    compared = 0
+    for theirs in outs:
+        if (len(judge.tokens) + 1) * (len(theirs) + 1) > 20_000:
+            continue
+        assert judge._replace_alignment(theirs) == judge._py_replace_alignment(theirs), (
+            data.hex(), key, theirs)
+        compared += 1
+    return compared
+
+
+def test_the_alignment_in_c_is_the_pythons_on_the_seeds() -> None:
+    edits = [(0, 0, 0), (1, 1, 0), (2, 2, 0x41), (3, 3, 0x10FFFF), (1, 4, 0), (5, 2, 0xD800),
+             (0, 3, 0x7FFFFFFF)]
+    compared = sum(_same_alignment(f.read_bytes()[:64], key, _outputs(f.read_bytes()[:64],
+                                                                      key, edits))
+                   for f in sorted(SEEDS.iterdir())[::40] for key in KEYS[::5])
+    assert compared > 300
+
+
+@given(st.one_of(u8.inputs(), st.binary(max_size=32)), st.sampled_from(KEYS),
+       st.lists(st.tuples(st.integers(0, 40), st.integers(0, 4),
+                          st.sampled_from([0x41, 0xFFFD, 0x80, 0x10000, 0x110000, 0x3F])),
+                max_size=3))
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_the_alignment_in_c_is_the_pythons(data: bytes, key: tuple[str, str],
+                                           edits: list[tuple[int, int, int]]) -> None:
+    _same_alignment(data, key, _outputs(data, key, edits))
+
+
+def test_the_alignment_in_c_declines_what_is_not_a_plain_int() -> None:
+    got = screening._screen.align(b"\xc0A", b"\x01\x00", [None, 0x41], [0, 1], [1, 2],
+                                  (0xFFFD, -1))
+    assert got is NotImplemented
+    with pytest.raises(ValueError):
+        screening._screen.align(b"A", b"\x00", [0x41], [0], [5], (0x41,))

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -107,13 +108,26 @@ def test_a_finding_made_as_the_run_ends_is_written_by_the_target(tmp_path):
 
 
 @needs_atheris
+def test_inputs_libfuzzer_runs_past_the_deadline_are_not_compared(tmp_path):
+    # the harness's deadline has passed (a slow start, seeds run past it): the seed
+    # that shows the bug is not compared, so nothing is found, minimized or written
+    p = run_target(tmp_path, "PLANTED_C080+inprocess", "-runs=20", "-error_exitcode=3",
+                   str(seeds(tmp_path)), UTF8FUZZ_DEADLINE=repr(time.time() - 1))
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert not crash_files(tmp_path)
+    assert not (tmp_path / "corpus" / "entries").exists()
+
+
+@needs_atheris
 def test_utf8fuzz_fuzz_keeps_going_after_a_finding(tmp_path, monkeypatch):
     # its target subprocess saves each finding and goes on: no crash, no artifact
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     corpus = tmp_path / "corpus"
     seeds(corpus)
-    r = fuzz([], engine="atheris", seconds=3, corpus=corpus,
+    # bounded by a count: the time is a limit, and what the target meets past it
+    # (a slow start on a busy machine) is not compared
+    r = fuzz([], engine="atheris", seconds=120, runs=1, seed=1, corpus=corpus,
              specs=["tests.engine.planted:PLANTED_C080+inprocess"], minimize_seconds=2)
     assert "atheris_error" not in r, r.get("atheris_error")
     assert any(x["input"] == "c080" for x in r["new"]), r["new"]

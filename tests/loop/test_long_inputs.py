@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+from itertools import accumulate
 from pathlib import Path
 
 import pytest
@@ -65,7 +66,11 @@ def test_texts_are_the_profiles_own_encoding(profile):
     prof = get_profile(profile)
     for cls in CLASSES:
         cps = _text_cps(SplitMix64(3), cls, 400)
-        assert _encode(profile, cps)[0] == prof.encode(cps), cls
+        data, starts = _encode(profile, cps)
+        assert data == prof.encode(cps), cls
+        # each character starts where the ones before it end
+        ends = list(accumulate(len(prof.encode([cp])) for cp in cps))
+        assert starts == [0, *ends[:-1]], cls
 
 
 @pytest.mark.parametrize("profile", ["unicode", "corrected", "cesu8"])

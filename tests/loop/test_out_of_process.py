@@ -87,3 +87,39 @@ def test_pipelined_batches_of_a_worker_judge_each_input_by_its_own_outcome(tmp_p
     finally:
         dec.close()
     assert f.executions == len(inputs) and f.divergent_inputs == len(bugs) and not f.found
+
+
+class Sharing(BatchedPlanted):
+    """A decoder of a library whose modes share one process: it logs when its batch
+    is sent and when its outcomes are read."""
+
+    def __init__(self, name: str, log: list[str]) -> None:
+        super().__init__()
+        self.name, self.log = name, log
+
+    def send_many(self, inputs: Sequence[bytes]):
+        self.log.append(f"send {self.name}")
+        outs = self.decode_many(inputs)
+
+        def outcomes() -> list[Outcome]:
+            self.log.append(f"read {self.name}")
+            return outs
+        return outcomes
+
+
+def test_a_batch_goes_to_one_decoder_of_each_library_in_turn_and_is_judged_in_order():
+    # a process answers its decoders' batches one after the other: sent in turn, each
+    # process decodes while the others are written to
+    log: list[str] = []
+    decs = [Sharing(n, log) for n in ("a:one", "a:two", "a:three", "b:one", "c:one", "c:two")]
+    d = Differ(decs, defer_out_of_process=True)
+    results = d.send_out_of_process([b"ok", b"\xc0\x80"])()
+    # (the differ keeps its decoders in name order)
+    assert log == ["send a:one", "send b:one", "send c:one", "send a:three", "send c:two",
+                   "send a:two",
+                   "read a:one", "read a:three", "read a:two", "read b:one", "read c:one",
+                   "read c:two"]
+    (res,) = results  # only the input they diverge on, with each decoder's divergence
+    assert res.data == b"\xc0\x80"
+    assert [div.decoders for div in res.divergences] == [
+        (n,) for n in ("a:one", "a:three", "a:two", "b:one", "c:one", "c:two")]

@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from utf8fuzz.decoders.reference import Reference
+from utf8fuzz.engine._screen import align as _align
 from utf8fuzz.engine.signature import feature_of
 from utf8fuzz.outcome import (
     REPLACEMENT,
@@ -333,7 +334,21 @@ class Judge:
               "different-code-point")
 
     def _replace_alignment(self, theirs: tuple[int, ...]) -> tuple[int, str] | None:
-        """The first edit (reference token, class) of a cheapest alignment of the
+        """:meth:`_py_replace_alignment`, in C (``engine/_screen.c``: ``align``)
+        where the values are plain ints, as they are from every decoder."""
+        toks = self.tokens
+        if (len(toks) + 1) * (len(theirs) + 1) > 20_000:
+            return None
+        got = _align(self.data, bytes([t.kind != "char" for t in toks]),
+                     [t.value for t in toks], [t.start for t in toks], [t.end for t in toks],
+                     theirs)
+        if got is NotImplemented:
+            return self._py_replace_alignment(theirs)
+        return None if got is None else (got[0], self._EDITS[got[1]])
+
+    def _py_replace_alignment(self, theirs: tuple[int, ...]) -> tuple[int, str] | None:
+        """(The definition ``align`` in C is held to by tests/engine/test_judge.py.)
+        The first edit (reference token, class) of a cheapest alignment of the
         decoder's output with the reference's tokens, the earliest one among equals.
 
         Each token accounts for a stretch of the output. Free: a character for

@@ -168,6 +168,9 @@ class Differ:
         #: Inputs each of them decoded through :meth:`run_out_of_process` or
         #: :meth:`send_out_of_process` (after a hang, the rest of a batch is not).
         self.decoded: dict[str, int] = {d.name: 0 for d in self.out_of_process}
+        # the order a batch is sent to them in (send_out_of_process): one of each
+        # library in turn
+        self._send_order = _interleaved(self.out_of_process)
         # The loop's plans: each decoder with its reference's index, its screen (or
         # None) and the views that screen is compared at - looked up once, not per
         # input. Which plan an input gets is decided in run().
@@ -351,10 +354,16 @@ class Differ:
         outcomes and gives the results. Until then the loop goes on and the
         decoders' processes work beside it."""
         inputs = tuple(inputs)
-        sent = [(d, send_many(d, inputs)) for d in self.out_of_process]
+        # Sent one decoder of each library in turn: decoders of one library mostly
+        # share a process (an exec client's modes), which answers their batches one
+        # after the other, and a batch is only written once the one before it to
+        # that process is answered. In turn, each process decodes while the batches
+        # of the others are written. Judged in the decoders' own order.
+        sent = {id(d): send_many(d, inputs) for d in self._send_order}
 
         def results() -> list[Result]:
-            return self._judge_out_of_process(inputs, [(d, outcomes()) for d, outcomes in sent])
+            return self._judge_out_of_process(
+                inputs, [(d, sent[id(d)]()) for d in self.out_of_process])
 
         return results
 
@@ -474,6 +483,16 @@ def _siblings(decoders: Iterable[Decoder]) -> dict[str, tuple[str, ...]]:
         if sibs:
             out[d.name] = tuple(s.name for s in sibs)
     return out
+
+
+def _interleaved(decoders: Sequence[Decoder]) -> tuple[Decoder, ...]:
+    """``decoders``, one of each library (:func:`~utf8fuzz.decoders.base.family`) in
+    turn, each library's in their order."""
+    rows: dict[str, list[Decoder]] = {}
+    for d in decoders:
+        rows.setdefault(family(d.name), []).append(d)
+    most = max(map(len, rows.values()), default=0)
+    return tuple(r[k] for k in range(most) for r in rows.values() if k < len(r))
 
 
 def _family(d: Decoder) -> str:

@@ -45,9 +45,11 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 from array import array
 from collections.abc import Sequence
 from functools import cache
+from itertools import accumulate
 from typing import Protocol, TypeVar
 
 from utf8fuzz.engine.boundaries import BOUNDARY_CODEPOINTS, bad_snippets
@@ -242,21 +244,35 @@ def _encode(profile: str, cps: Sequence[int]) -> tuple[bytes, list[int]]:
     a pool has tens of thousands. The shortcuts are checked against it by
     ``tests/loop/test_long_inputs.py``."""
     if profile in _UTF8_SAME or profile in _PAIRS:
-        units = []
-        for cp in cps:
-            c = chr(cp)
-            if cp > 0xFFFF and profile in _PAIRS:
-                v = cp - 0x10000
-                c = chr(0xD800 | v >> 10) + chr(0xDC00 | v & 0x3FF)
-            units.append(c.encode("utf-8", "surrogatepass"))
+        # one encode of the whole text; each character's length from its value
+        pairs = profile in _PAIRS
+        text = "".join(map(chr, cps))
+        if pairs:
+            text = _SUPPLEMENTARY.sub(_as_pair, text)
+        data = text.encode("utf-8", "surrogatepass")
+        long_one = 6 if pairs else 4
+        lengths = [1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else long_one
+                   for cp in cps]
     else:
         prof = get_profile(profile)
-        units = [prof.encode_one(cp) for cp in cps]
-    starts, at = [], 0
-    for u in units:
-        starts.append(at)
-        at += len(u)
-    return b"".join(units), starts
+        memo: dict[int, bytes] = {}
+        units = []
+        for cp in cps:
+            u = memo.get(cp)
+            if u is None:
+                u = memo[cp] = prof.encode_one(cp)
+            units.append(u)
+        data = b"".join(units)
+        lengths = list(map(len, units))
+    return data, [0, *accumulate(lengths)][:-1] if lengths else []
+
+
+_SUPPLEMENTARY = re.compile("[\U00010000-\U0010FFFF]")
+
+
+def _as_pair(m: re.Match[str]) -> str:
+    v = ord(m.group()) - 0x10000
+    return chr(0xD800 | v >> 10) + chr(0xDC00 | v & 0x3FF)
 
 
 class _Pool:
@@ -282,13 +298,29 @@ class _Pool:
         return self.data[self.starts[i]:self.starts[i + 1]]
 
 
-@cache
 def _pool(profile: str, cls: str, run: bool) -> _Pool:
-    rng = SplitMix64(_seed_of(cls, run))
-    chars = _POOL_CHARS if profile in _UTF8_SAME or profile in _PAIRS else _POOL_CHARS // 4
-    cps = _run_cps(rng, cls, chars) if run else _text_cps(rng, cls, chars)
-    data, starts = _encode(profile, cps)
+    # Profiles that encode the pool alike share it: the five of _UTF8_SAME are one
+    # pool, the two of _PAIRS another (with every profile of the registry, 8 x 12
+    # pools cost several CPU seconds per process, paid in its first long inputs).
+    kind = "utf-8" if profile in _UTF8_SAME else "pairs" if profile in _PAIRS else profile
+    return _encoded_pool(kind, cls, run)
+
+
+@cache
+def _encoded_pool(kind: str, cls: str, run: bool) -> _Pool:
+    """The pool of ``cls`` in the encoding ``kind``: a profile, or ``utf-8`` and
+    ``pairs`` for the profiles of :data:`_UTF8_SAME` and :data:`_PAIRS`."""
+    profile = {"utf-8": "unicode", "pairs": "cesu8"}.get(kind, kind)
+    chars = _POOL_CHARS if kind in ("utf-8", "pairs") else _POOL_CHARS // 4
+    data, starts = _encode(profile, _pool_cps(cls, run, chars))
     return _Pool(data, starts)
+
+
+@cache
+def _pool_cps(cls: str, run: bool, chars: int) -> tuple[int, ...]:
+    """The code points of a pool: from a seed fixed per class, whatever the profile."""
+    rng = SplitMix64(_seed_of(cls, run))
+    return tuple(_run_cps(rng, cls, chars) if run else _text_cps(rng, cls, chars))
 
 
 def _seed_of(cls: str, run: bool) -> int:

@@ -33,6 +33,10 @@ Environment:
 ``UTF8FUZZ_ROUND``     inputs compared together (default 32; ``1``: each at once)
 ``UTF8FUZZ_STRUCTURED_SHARE``  the share of the work given to inputs Hypothesis's
                        strategies draw from libFuzzer's bytes (default 0.25; ``0``: none)
+``UTF8FUZZ_DEADLINE``  when the run ends, in seconds since the epoch (``utf8fuzz fuzz``
+                       sets it): libFuzzer's loop is told to end by then
+                       (:func:`until_deadline`), inputs it runs later are not compared,
+                       and no minimization goes past it
 
 Structured inputs. An input that starts with ``FF 48 59 50`` is a Hypothesis buffer:
 what is compared, and saved, is the input :mod:`utf8fuzz.strategies` draw from it
@@ -53,11 +57,13 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import math
 import os
 import shlex
 import shutil
 import sys
 import tempfile
+import time
 import types
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -349,6 +355,28 @@ class StopAtFinding:
         os._exit(self.exit_status)
 
 
+def until_deadline(argv: Sequence[str], left: float) -> list[str]:
+    """``argv`` with libFuzzer's ``-max_total_time`` lowered (or added) so that its
+    loop ends ``left`` seconds from now at the latest.
+
+    Why: libFuzzer counts ``-max_total_time`` from the start of its loop
+    (``atheris.Fuzz``), not from the process's: the target's own start (imports, the
+    decoders, the peers' processes: seconds on a loaded machine) came on top of the
+    time the harness gave it. And it stops at the first check at which more whole
+    seconds than the limit have passed, so the limit is one less than the seconds
+    left. Seeds it still runs past the deadline are not compared (:func:`main`)."""
+    limit = max(1, math.floor(left) - 1)  # 0 would be libFuzzer's "no limit"
+    out = [argv[0]] if argv else []
+    for a in argv[1:]:
+        value = a.removeprefix("-max_total_time=")
+        if value != a:
+            given = int(value) if value.lstrip("-").isdigit() else 0
+            limit = min(limit, given) if given > 0 else limit
+            continue
+        out.append(a)
+    return [*out[:1], f"-max_total_time={limit}", *out[1:]]
+
+
 #: Inputs between two runs of the cyclic garbage collector in the fuzz loop.
 COLLECT_EVERY = 20_000
 
@@ -376,6 +404,7 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     from utf8fuzz.loop.coverage import TableCoverage, libfuzzer_counters
     from utf8fuzz.loop.finder import Finder, InFlight, round_default
     from utf8fuzz.loop.mutator import make_custom_mutator
+    from utf8fuzz.loop.state import DEADLINE_ENV, deadline_of
     from utf8fuzz.loop.structured import input_of
     from utf8fuzz.loop.structured import mutator as structured_mutator
     from utf8fuzz.triage.group import finding_ids
@@ -399,9 +428,15 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
         if round_size > 1 else None
     # a run bounded by -runs is one whatever the clock (Finder.counted)
     counted = any(a.startswith("-runs=") for a in argv[1:])
+    try:
+        deadline = deadline_of(os.environ.get(DEADLINE_ENV))
+    except ValueError as e:
+        print(f"utf8fuzz: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
     finder = Finder(decs, corpus, "atheris", views=MODES[mode],
                     minimize_seconds=_seconds(os.environ.get("UTF8FUZZ_MINIMIZE_SECONDS")),
-                    round_size=round_size, inflight=inflight, counted=counted)
+                    round_size=round_size, inflight=inflight, counted=counted,
+                    deadline=deadline)
     if not finder.differ.decoders:
         print("utf8fuzz: no decoder under test for this target (only references, which are "
               "the oracle); nothing to compare", file=sys.stderr)
@@ -448,6 +483,14 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
 
     def test_one_input(fuzzed: bytes) -> None:
         nonlocal executions, structured
+        if deadline is not None and time.monotonic() >= deadline:
+            # The run's time is over: what libFuzzer still runs (the rest of its
+            # seeds; its loop ends by itself within a second, until_deadline) is not
+            # compared. In its loop (the mutator has run) each call waits a little,
+            # so that it does not count a flood of inputs never compared.
+            if mutated:
+                time.sleep(0.01)
+            return
         if stop is not None and stop.pending is not None:
             stop.check(fuzzed)  # raises on the finding's input; the rest waits for it
             return
@@ -506,10 +549,19 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     # profiles of the decoders under test (utf8fuzz.engine.long).
     # A share of the inputs are Hypothesis buffers, mutated by libFuzzer's own byte
     # mutations (utf8fuzz.loop.structured).
-    mutator = structured_mutator(
+    mutating = structured_mutator(
         make_custom_mutator(lambda d, n: atheris.Mutate(d, n), sorted({d.profile for d in decs})),
         lambda d, n: atheris.Mutate(d, n))
+    mutated = False  # libFuzzer is in its loop (past its seeds)
+
+    def mutator(data: bytes, max_size: int, seed: int) -> bytes:
+        nonlocal mutated
+        mutated = True
+        return mutating(data, max_size, seed)
+
     run_argv = relaunchable(single_process_flags(argv))
+    if deadline is not None:
+        run_argv = until_deadline(run_argv, deadline - time.monotonic())
     if run_argv[0] != argv[0]:  # the relaunch script's directory goes with the run
         at_process_exit(partial(shutil.rmtree, os.path.dirname(run_argv[0]), True))
     atheris.Setup(run_argv, test_one_input,

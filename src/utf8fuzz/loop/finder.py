@@ -228,6 +228,7 @@ class Finder:
         counted: bool = False,
         slow_every: int = SLOW_EVERY,
         call_every: int | None = None,
+        deadline: float | None = None,
     ) -> None:
         decs = list(decoders)
         if full_every is None:
@@ -244,6 +245,9 @@ class Finder:
         self.corpus = Path(corpus) if corpus is not None else None
         self.engine = engine
         self.minimize_seconds = minimize_seconds
+        #: When the run ends (``time.monotonic()``; None: no end): no minimization
+        #: goes past it (:meth:`_minimizing`).
+        self.deadline = deadline
         self.known: set[str] = corpus_mod.signature_ids(self.corpus) if self.corpus else set()
         self.found: list[NewSignature] = []
         #: Signatures met once that a full run of the same input did not show again.
@@ -579,7 +583,7 @@ class Finder:
         holds = [keeps] if rule is None else [
             keeps, lambda b: keeps(b) and sig in self._full(b, narrow).signatures]
         for hold in holds:
-            m = minimize(data, hold, seconds=self.minimize_seconds)
+            m = minimize(data, hold, seconds=self._minimizing())
             res = self._full(m.data)
             got = next((x for x in res.divergences if x.decoders == (mine,)), None)
             if got is None:  # a flaky decoder: keep the original input
@@ -652,12 +656,21 @@ class Finder:
         if sig.id in self.known:
             return
         self.known.add(sig.id)
-        data, call = calls_mod.minimized(hit, self.minimize_seconds)
+        data, call = calls_mod.minimized(hit, self._minimizing())
         side = call_sidecar(self.differ.run(data, full=True), sig, d, call, self.by_name,
                             engine=self.engine, original_size=len(hit.data))
         path = corpus_mod.save(self.corpus, side, data)[0] if self.corpus is not None else None
         self.found.append(NewSignature(str(sig), sig.decoders, sig.klass, sig.feature, data,
                                        len(hit.data), path, False, side, side["finding"]))
+
+    def _minimizing(self) -> float | None:
+        """The seconds a minimization may take now: :attr:`minimize_seconds`, and
+        never past :attr:`deadline` (a signature met as the run ends is saved as met,
+        or minimized as far as the time left allows: the run's time is a limit)."""
+        if self.deadline is None:
+            return self.minimize_seconds
+        left = max(0.0, self.deadline - time.monotonic())
+        return left if self.minimize_seconds is None else min(self.minimize_seconds, left)
 
     def _narrow(self, *names: str) -> Differ:
         """A full-run differ of the decoders that decide the divergences of

@@ -67,7 +67,8 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
     from utf8fuzz import strategies as u8
 
     finder = Finder(decoders, corpus, "hypothesis", minimize_seconds=minimize_seconds,
-                    full_every=full_every, inflight=inflight, counted=runs is not None)
+                    full_every=full_every, inflight=inflight, counted=runs is not None,
+                    deadline=deadline)
     profiles = sorted({d.profile for d in finder.differ.decoders})
     if not profiles:
         finder.examples = runs or 0  # nothing to draw from: a count met at once

@@ -25,7 +25,14 @@ from utf8fuzz.engine.long import MAX_LONG, SHORT_MAX
 from utf8fuzz.loop import targets
 from utf8fuzz.loop.recover import ended, rerun, stuck
 from utf8fuzz.loop.seeds import seed_dirs
-from utf8fuzz.loop.state import KILL_AFTER, Control, Progress, Work, derived_seed
+from utf8fuzz.loop.state import (
+    DEADLINE_ENV,
+    KILL_AFTER,
+    Control,
+    Progress,
+    Work,
+    derived_seed,
+)
 
 
 def atheris_available() -> str | None:
@@ -310,6 +317,9 @@ def run_atheris(specs: Sequence[str], profiles: Sequence[str], corpus: Path,
             if control.seed is not None:  # 0 is libFuzzer's "a fresh seed"
                 counted.append(f"-seed={derived_seed(control.seed, 'atheris', starts) or 1}")
             starts += 1
+            # the target ends its loop by the deadline, whatever its start took
+            # (atheris_target.until_deadline) and minimizes nothing past it
+            env[DEADLINE_ENV] = repr(time.time() + control.left())
             cmd = [sys.executable, str(targets.path("differential")),
                    f"-max_total_time={max(1, int(seconds))}", *counted,
                    f"-max_len={max_len}",

@@ -50,7 +50,13 @@ exception, and the engine is started again for the rest of the time. A process t
 ends with nothing to blame, or whose inputs end nothing when re-run, is a failure.
 
 Time. ``seconds`` is a limit: at the deadline the engines stop by themselves; what
-still runs one decoder timeout plus :data:`GRACE` seconds later is killed.
+still runs one decoder timeout plus :data:`GRACE` seconds later is killed. The
+libFuzzer target is given the deadline (``$UTF8FUZZ_DEADLINE``): libFuzzer counts its
+``-max_total_time`` from the start of its own loop, after the target's start (seconds
+with every decoder on a busy machine), and runs its seeds whatever the time, so the
+target tells it the time left, compares nothing met past the deadline, and, like a
+Hypothesis worker, minimizes nothing past it: a signature met as the run ends is
+saved as met (:meth:`.finder.Finder._minimizing`).
 
 Counts. ``runs`` bounds each engine process by a count instead: a Hypothesis worker
 draws that many inputs past the seeds (inputs, not Hypothesis's examples, each a

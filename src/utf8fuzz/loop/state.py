@@ -22,6 +22,25 @@ GRACE = 3.0
 
 KILL_AFTER = 2.0
 
+#: Set by the harness for the libFuzzer target it runs: when the run ends, in
+#: seconds since the epoch (:func:`deadline_of`).
+DEADLINE_ENV = "UTF8FUZZ_DEADLINE"
+
+
+def deadline_of(text: str | None) -> float | None:
+    """``$UTF8FUZZ_DEADLINE`` (seconds since the epoch) as a ``time.monotonic()``
+    time of this process, or None when unset. ValueError unless a number."""
+    if text is None or not text.strip():
+        return None
+    try:
+        at = float(text)
+    except ValueError:
+        at = float("nan")
+    if at != at or at in (float("inf"), float("-inf")):
+        raise ValueError(f"${DEADLINE_ENV}={safe.text(text, limit=40)!r}: expected seconds "
+                         "since the epoch")
+    return time.monotonic() + (at - time.time())
+
 
 def decoder_timeout() -> float:
     """The per-call limit of an isolated plug-in (``$UTF8FUZZ_DECODER_TIMEOUT``,
