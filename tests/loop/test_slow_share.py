@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.loop.test_narrow import Peer
 from utf8fuzz.decoders.cpython import Handler
 from utf8fuzz.engine.screening import SlowShare
 from utf8fuzz.loop.finder import Finder
+from utf8fuzz.loop.run import atheris_available
 
 
 def test_the_rule_gives_the_first_the_novel_the_new_divergences_and_a_sample():
@@ -118,3 +121,23 @@ def test_no_bytes_are_claimed_where_no_engine_counted_them():
 
     r = summary([Handler("replace")], Progress(), None, ["hypothesis"])
     assert r["bytes"] is None and r["mb_per_sec"] is None and r["inputs_seen"] == {}
+
+
+@pytest.mark.parametrize("engine", ["hypothesis", pytest.param(
+    "atheris", marks=pytest.mark.skipif(atheris_available() is not None,
+                                        reason=str(atheris_available())))])
+def test_a_decoder_the_user_names_gets_every_input(engine: str, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]):
+    # a plug-in in its worker is out of process; named with --decoder, it is the
+    # decoder under test, not one of every available decoder: no share (past the
+    # share's first 1,024 inputs it would see one in 16 and the novel ones)
+    import json
+
+    from utf8fuzz.cli import main
+
+    main(["fuzz", "--decoder", "utf8fuzz.bench:pure_python_utf8", "--engine", engine,
+          "--jobs", "1", "--runs", "3000", "--seed", "1", "--time", "600",
+          "--corpus", str(tmp_path / "corpus"), "--no-report", "--json"])
+    r = json.loads(capsys.readouterr().out)
+    assert r["ended"] == "runs" and r["executions"] > 3000
+    assert r["inputs_seen"] == {"plugin:utf8fuzz.bench:pure_python_utf8": r["executions"]}

@@ -21,8 +21,9 @@ second. ``UTF8FUZZ_INSTRUMENT=1`` instruments their bytecode as well.
 
 Environment:
 
-``UTF8FUZZ_DECODERS``  JSON list of decoder specs (names, globs, module:attr[@profile]);
-                       unset: every available decoder
+``UTF8FUZZ_DECODERS``  JSON list of decoder specs (names, globs, module:attr[@profile]),
+                       each given every input; unset: every available decoder, the
+                       out-of-process ones a share (:mod:`.finder`)
 ``UTF8FUZZ_CORPUS``    corpus directory (default ``corpus``; in a target packed by
                        PyInstaller, the corpus packed with it: :func:`packed_corpus`)
 ``UTF8FUZZ_KEEP_GOING`` ``1``: save each new finding and go on; unset: stop at the
@@ -401,6 +402,7 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
          mode: str = "all") -> None:
     import atheris
 
+    from utf8fuzz.engine.screening import SLOW_EVERY
     from utf8fuzz.loop.coverage import TableCoverage, libfuzzer_counters
     from utf8fuzz.loop.finder import Finder, InFlight, round_default
     from utf8fuzz.loop.mutator import make_custom_mutator
@@ -436,7 +438,9 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     finder = Finder(decs, corpus, "atheris", views=MODES[mode],
                     minimize_seconds=_seconds(os.environ.get("UTF8FUZZ_MINIMIZE_SECONDS")),
                     round_size=round_size, inflight=inflight, counted=counted,
-                    deadline=deadline)
+                    deadline=deadline,
+                    # named decoders are the ones under test: every input each
+                    slow_every=1 if specs else SLOW_EVERY)
     if not finder.differ.decoders:
         print("utf8fuzz: no decoder under test for this target (only references, which are "
               "the oracle); nothing to compare", file=sys.stderr)

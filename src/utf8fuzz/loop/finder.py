@@ -39,8 +39,9 @@ one hex line each), which survives the crash and is emptied when the round is do
 Out-of-process decoders (node, isolated plug-ins) cost a round trip per call, more
 than all in-process decoders together. The finder's differ leaves them out of the
 per-input comparison; the finder keeps the inputs they are to get (which ones:
-:class:`.screening.SlowShare`, one rule for every such decoder; the coverage that
-makes an input novel is :attr:`Finder.cover`'s) and every :data:`BULK` of them
+:class:`.screening.SlowShare`, one rule for every such decoder, ``slow_every=1``:
+every input, as the engines give decoders a user named; the coverage that makes an
+input novel is :attr:`Finder.cover`'s) and every :data:`BULK` of them
 (or sooner, when :data:`BULK_SECONDS` have passed, except in a run bounded by a
 count: :attr:`Finder.counted`) sends them to each such decoder in one batch
 (:meth:`~.differ.Differ.send_out_of_process`), pipelined: a batch is judged when the

@@ -27,6 +27,7 @@ from typing import Any, NoReturn
 
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine.long import long_share
+from utf8fuzz.engine.screening import SLOW_EVERY
 from utf8fuzz.loop.finder import Finder, InFlight
 from utf8fuzz.loop.state import derived_seed
 
@@ -46,7 +47,8 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
                       full_every: int | None = None, *, inflight: InFlight | None = None,
                       exclude: Iterable[bytes] = (),
                       died: Callable[[BaseException], NoReturn] | None = None,
-                      runs: int | None = None, seed: int | None = None) -> Finder:
+                      runs: int | None = None, seed: int | None = None,
+                      slow_every: int = SLOW_EVERY) -> Finder:
     """Compare ``seeds``, then feed Hypothesis's batches to a finder until ``deadline``,
     in rounds held in ``inflight``; ``report`` after each call of the test. ``died`` is
     called with anything comparing an input raises, before Hypothesis could catch it
@@ -59,7 +61,8 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
     Hypothesis seeded by it and the call's number (:func:`derived_seed`), so that the
     same seed gives the same inputs in the same order (with ``runs``: the same run).
     ``exclude``: inputs never compared (they end the process), seeds or drawn.
-    ``finder.examples`` is the count of inputs drawn (at most ``runs``)."""
+    ``finder.examples`` is the count of inputs drawn (at most ``runs``).
+    ``slow_every``: the out-of-process decoders' share (:class:`.finder.Finder`)."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as seeded
     from hypothesis import strategies as st
@@ -68,7 +71,7 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
 
     finder = Finder(decoders, corpus, "hypothesis", minimize_seconds=minimize_seconds,
                     full_every=full_every, inflight=inflight, counted=runs is not None,
-                    deadline=deadline)
+                    deadline=deadline, slow_every=slow_every)
     profiles = sorted({d.profile for d in finder.differ.decoders})
     if not profiles:
         finder.examples = runs or 0  # nothing to draw from: a count met at once

@@ -107,6 +107,7 @@ from typing import Any, NoReturn
 
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.engine import corpus as corpus_mod
+from utf8fuzz.engine.screening import SLOW_EVERY
 from utf8fuzz.loop.finder import InFlight, full_every_default
 from utf8fuzz.loop.hypothesis_worker import hypothesis_worker
 from utf8fuzz.loop.libfuzzer import atheris_available as atheris_available
@@ -141,7 +142,7 @@ def _worker_main(conn: Connection, decoders: Sequence[Decoder], corpus: Path | N
                  deadline: float, minimize_seconds: float, full_every: int | None,
                  inflight: Path, home: Path, replay_seeds: bool,
                  exclude: frozenset[bytes], runs: int | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, slow_every: int = SLOW_EVERY) -> None:
     """A forked Hypothesis worker. It tells the parent ``("progress", executions,
     divergent inputs, new)``, then ``("done", ended)`` (``"runs"``: it met its
     ``runs`` inputs; ``"time"``: the deadline came first); or ``("died", kind, message)``
@@ -175,7 +176,7 @@ def _worker_main(conn: Connection, decoders: Sequence[Decoder], corpus: Path | N
         f = hypothesis_worker(decoders, corpus, deadline, report, minimize_seconds,
                               seeds(corpus) if replay_seeds and corpus is not None else (),
                               full_every=full_every, inflight=held, exclude=exclude,
-                              died=died, runs=runs, seed=seed)
+                              died=died, runs=runs, seed=seed, slow_every=slow_every)
         held.close()
         conn.send(("calls", dict(f.calls.asked) if f.calls is not None else {}))
         conn.send(("counts", f.bytes, f.inputs_seen()))
@@ -203,9 +204,11 @@ class _Slot:
 
 def run_hypothesis(decoders: Sequence[Decoder], corpus: Path | None, control: Control,
                    jobs: int, progress: Progress, minimize_seconds: float,
-                   full_every: int | None, work: Work, exclude: set[bytes]) -> None:
+                   full_every: int | None, work: Work, exclude: set[bytes],
+                   slow_every: int = SLOW_EVERY) -> None:
     """``jobs`` forked workers until the deadline (module docstring): their
-    progress, their deaths re-run and restarted, the hung ones killed."""
+    progress, their deaths re-run and restarted, the hung ones killed.
+    ``slow_every``: the out-of-process decoders' share (:class:`.finder.Finder`)."""
     ctx = mp.get_context("fork")
     live: list[_Slot] = []
 
@@ -218,7 +221,8 @@ def run_hypothesis(decoders: Sequence[Decoder], corpus: Path | None, control: Co
         args = (writer, decoders, corpus, control.deadline, minimize_seconds, full_every,
                 slot.inflight, work.hypothesis, slot.index == 0 and slot.generation == 0,
                 frozenset(exclude), control.runs,
-                None if control.seed is None else derived_seed(control.seed, slot.index))
+                None if control.seed is None else derived_seed(control.seed, slot.index),
+                slow_every)
         slot.proc = ctx.Process(target=_worker_main, args=args, daemon=True)
         try:
             slot.proc.start()
@@ -367,7 +371,9 @@ def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: fl
     decoders give the same inputs in the same order, so the same findings.
 
     ``specs`` are the decoder specs the Atheris subprocess resolves again (it cannot
-    receive Python objects); leave empty for "every available decoder".
+    receive Python objects); leave empty for "every available decoder". Named
+    decoders are the ones under test: each gets every input, out-of-process or not
+    (every available decoder: the out-of-process ones a share, :mod:`.finder`).
     ``full_every``: see :mod:`.finder` (None: ``$UTF8FUZZ_FULL_EVERY`` or 8).
     ``work``: the work directory (module docstring; default ``<corpus>/work``, or a
     temporary directory removed at the end when there is no corpus).
@@ -448,8 +454,9 @@ def fuzz(decoders: Sequence[Decoder], *, engine: str = "hypothesis", seconds: fl
         try:
             if engine in ("hypothesis", "both"):
                 used.append("hypothesis")
+                # decoders the user named are the ones under test: every input each
                 run_hypothesis(decoders, corpus, control, h_jobs, progress, ms, full_every,
-                               w, exclude)
+                               w, exclude, 1 if specs else SLOW_EVERY)
             for t in threads:
                 t.join()
         except KeyboardInterrupt:
