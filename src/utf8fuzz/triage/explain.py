@@ -1593,10 +1593,13 @@ def _same_set(claimed: Profile, point: Point) -> bool:
 def _rejecting_moves(profile: str, prof: str, policy: str, klass: str) -> list[Move]:
     """``prof``'s table cut by ``policy``, with one part of what it reads beyond the
     claim (:func:`_parts`) read whole and rejected whole: each sequence of it one
-    error over all its bytes."""
+    error over all its bytes; where the claim has surrogate pairs of its own (CESU-8,
+    modified UTF-8), a high and a low surrogate so read one character, as its pair
+    rows have them."""
     moves: list[Move] = []
+    pairs = _pairs(REGISTRY[profile])
     for part in _parts(profile, prof):
-        point = Point(REGISTRY[prof], policy, rejects=part)
+        point = Point(REGISTRY[prof], policy, pairs, rejects=part)
         same = _same_set(REGISTRY[profile], point)
         moves.append((
             f"profile:{prof}/{policy}+{part.name}-one-error",
