@@ -1246,28 +1246,46 @@ def when_complete(policy: str) -> str:
     return _WHEN_COMPLETE + policy
 
 
+#: (table name, sequence) -> the value ``table`` reads it as (None: no row): a cut by
+#: the lead's count asks the table once per sequence it meets, not once per token.
+_ROWS: dict[tuple[str, bytes], int | None] = {}
+
+
+def _value(table: Profile, seq: bytes) -> int | None:
+    key = (table.name, seq)
+    if key not in _ROWS:
+        if len(_ROWS) >= 1 << 16:
+            _ROWS.clear()
+        row = table.row_of(seq)
+        _ROWS[key] = row.value(seq) if row is not None else None
+    return _ROWS[key]
+
+
 def _by_structure(table: Profile, d: bytes, lead_alone: bool = False) -> list[Token]:
     lengths = _announced(table)
-    toks: list[Token] = []
-    i = 0
-    while i < len(d):
+
+    def unit(i: int) -> tuple[Token, int]:
         n = structural_length(d[i])
         if n not in lengths:
-            row = table.row_of(d[i:i + 1])
-            toks.append(Token("char", row.value(d[i:i + 1]), i, i + 1) if row is not None
-                        else Token("error", None, i, i + 1, "illegal"))
-            i += 1
-        elif i + n > len(d):
+            v = _value(table, d[i:i + 1])
+            return (Token("char", v, i, i + 1) if v is not None
+                    else Token("error", None, i, i + 1, "illegal")), i + 1
+        if i + n > len(d):
             end = i + 1 if lead_alone else len(d)
-            toks.append(Token("error", None, i, end, "truncated"))
-            i = end
-        elif (row := table.row_of(d[i:i + n])) is not None:
-            toks.append(Token("char", row.value(d[i:i + n]), i, i + n))
-            i += n
-        else:
-            toks.append(Token("error", None, i, i + n - 1, "illegal"))
-            i += n - 1
-    return toks
+            return Token("error", None, i, end, "truncated"), end
+        if (v := _value(table, d[i:i + n])) is not None:
+            return Token("char", v, i, i + n), i + n
+        return Token("error", None, i, i + n - 1, "illegal"), i + n - 1
+
+    def step(t: Token) -> tuple[list[Token], int | None] | None:
+        # the table's own character of the length the lead announces is what the
+        # count takes too: kept as the table's walk gives it (the fast path)
+        n = structural_length(d[t.start])
+        if t.kind == "char" and t.end - t.start == (n if n in lengths else 1):
+            return None
+        tok, nxt = unit(t.start)
+        return [tok], None if nxt == t.end else nxt  # the walk goes on where it ends
+    return _rewrite(_table_ref(table, "maximal-subpart"), d, step)
 
 
 def _when_complete(table: Profile, d: bytes, policy: str) -> list[Token]:
@@ -1277,10 +1295,9 @@ def _when_complete(table: Profile, d: bytes, policy: str) -> list[Token]:
     def step(t: Token) -> tuple[list[Token], int | None] | None:
         if t.kind != "char":
             return None
-        seq = d[t.start:t.end]
-        row = table.row_of(seq)
-        if row is not None:
-            return [Token("char", row.value(seq), t.start, t.end)], None
+        v = _value(table, d[t.start:t.end])
+        if v is not None:
+            return [Token("char", v, t.start, t.end)], None
         resume = max(t.start + 1, t.end - 1)
         return [Token("error", None, t.start, resume, "illegal")], resume
     return _rewrite(_ref("legacy", policy), d, step)
@@ -1299,13 +1316,16 @@ class Part:
     length: int | None = None
     above: int | None = None
 
-    def holds(self, seq: bytes, value: int) -> bool:
+    def holds(self, d: bytes, t: Token) -> bool:
+        """Is the character token ``t`` of ``d`` in this part?"""
         if self.feature is not None:
-            return any(all(lo <= b <= hi for b, (lo, hi) in zip(seq, box, strict=True))
-                       for box in _FEATURE_ROWS[self.feature].get(len(seq), ()))
+            boxes = _FEATURE_ROWS[self.feature].get(t.end - t.start, ())
+            return any(box[0][0] <= d[t.start] <= box[0][1] and all(
+                lo <= b <= hi for b, (lo, hi) in zip(d[t.start:t.end], box, strict=True))
+                for box in boxes)
         if self.length is not None:
-            return len(seq) == self.length
-        return self.above is not None and value > self.above
+            return t.end - t.start == self.length
+        return self.above is not None and (t.value or 0) > self.above
 
 
 @dataclass(frozen=True)
@@ -1337,7 +1357,7 @@ class Point:
         if self.rejects is not None:
             part = self.rejects
             toks = [Token("error", None, t.start, t.end, "illegal")
-                    if t.kind == "char" and part.holds(d[t.start:t.end], t.value or 0) else t
+                    if t.kind == "char" and part.holds(d, t) else t
                     for t in toks]
         if self.errors_as is not None and policy in POLICIES:
             toks = _errors_cut_as(toks, _table_ref(self.errors_as, policy).decode(d).tokens)
@@ -1583,8 +1603,9 @@ def _same_set(claimed: Profile, point: Point) -> bool:
     boxes = [r.ranges for t in (claimed, point.table) for r in t.rows] + [
         box for rows in _FEATURE_ROWS.values() for bs in rows.values() for box in bs]
     for s in {bytes(c[k] for c in box) for box in boxes for k in (0, 1)}:
-        row = point.table.row_of(s)
-        mine = row is not None and not (part is not None and part.holds(s, row.value(s)))
+        v = _value(point.table, s)
+        mine = v is not None and not (part is not None and part.holds(
+            s, Token("char", v, 0, len(s))))
         if mine != (claimed.row_of(s) is not None):
             return False
     return True
