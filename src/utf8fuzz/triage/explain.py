@@ -1316,6 +1316,12 @@ class Part:
     length: int | None = None
     above: int | None = None
 
+    def lengths(self) -> frozenset[int] | None:
+        """The lengths of its sequences (None: any)."""
+        if self.feature is not None:
+            return frozenset(_FEATURE_ROWS[self.feature])
+        return frozenset({self.length}) if self.length is not None else None
+
     def holds(self, d: bytes, t: Token) -> bool:
         """Is the character token ``t`` of ``d`` in this part?"""
         if self.feature is not None:
@@ -1355,10 +1361,10 @@ class Point:
         else:
             toks = list(_table_ref(self.table, policy).decode(d).tokens)
         if self.rejects is not None:
-            part = self.rejects
+            part, lengths = self.rejects, self.rejects.lengths()
             toks = [Token("error", None, t.start, t.end, "illegal")
-                    if t.kind == "char" and part.holds(d, t) else t
-                    for t in toks]
+                    if t.kind == "char" and (lengths is None or t.end - t.start in lengths)
+                    and part.holds(d, t) else t for t in toks]
         if self.errors_as is not None and policy in POLICIES:
             toks = _errors_cut_as(toks, _table_ref(self.errors_as, policy).decode(d).tokens)
         return _paired(toks) if self.utf16 else toks
