@@ -608,7 +608,6 @@ def _split_feature(data: bytes, ref: Reference, out: Outcome | None,
     return None
 
 
-
 #: How far ahead of a token :func:`_walk` decodes before it trusts the token: more
 #: than the longest sequence (6 bytes) and the byte after it.
 _LOOKAHEAD = 8
@@ -768,7 +767,6 @@ def _merging(ref: Reference, prof: Profile, feat: str | None
     return predict
 
 
-
 def _paired(toks: list[Token]) -> list[Token]:
     """A high surrogate's 3-byte character followed by a low one's made one character,
     as CESU-8's and modified UTF-8's 6-byte pairs are."""
@@ -810,8 +808,6 @@ def _structural_tail(data: bytes, ref: Reference) -> int | None:
     return None
 
 
-
-
 def _completed(data: bytes) -> list[bytes]:
     """``data`` with the sequence its end cuts short completed by continuation bytes
     (80), as many as its lead announces (RFC 2279 section 2); [] when the end cuts
@@ -821,7 +817,6 @@ def _completed(data: bytes) -> list[bytes]:
             short = structural_length(data[p]) - (len(data) - p)
             return [data + b"\x80" * short] if short > 0 else []
     return []
-
 
 
 def _truncated_tail(ref: Reference) -> Callable[[bytes], Prediction]:
@@ -834,11 +829,6 @@ def _truncated_tail(ref: Reference) -> Callable[[bytes], Prediction]:
         toks.append(Token("error", None, p, len(d), "truncated"))
         return _predicted(toks, d)
     return predict
-
-
-
-
-
 
 
 def _reasons(ref: Reference, mine: str, theirs: str) -> Callable[[bytes], Prediction]:
@@ -1696,6 +1686,7 @@ def _errors_as_move(profile: str, prof: str, policy: str) -> Move:
             "reporting", Point(REGISTRY[profile], policy, errors_as=REGISTRY[prof]))
 
 
-__all__ = ["LONG_INPUT", "RULES", "SEVERITIES", "Explanation", "Rule", "accepting_table",
+__all__ = ["BY_LEAD_ALONE", "BY_STRUCTURE", "LONG_INPUT", "RULES", "SEVERITIES", "Explanation",
+           "Part", "Point", "Rule", "accepting_table",
            "candidates", "explain", "explains_first", "fresh_inputs", "rule_of", "unexplained",
            "window"]
