@@ -361,11 +361,13 @@ def test_glibc_31_bit_targets_read_kuhns_ucs() -> None:
 def test_one_rule_for_icu_cesu8_and_one_for_java() -> None:
     # ICU's CESU-8 converter reads sequences as UTF-8 with encoded surrogates
     # (surrogatepass) and rejects a complete 4-byte sequence whole: the lone surrogate
-    # half it accepts and the 4-byte prefix it cuts as UTF-8 does are one rule. The
-    # JDK reads an encoded surrogate as one sequence and rejects it whole, whether it
-    # is complete, cut by the end, or followed by other errors.
+    # half it accepts and the 4-byte prefix it cuts as UTF-8 does are one rule; a high
+    # and a low surrogate so read are one character, as CESU-8's pair rows have them,
+    # so a lone low half (ED BF BF) is that rule too. The JDK reads an encoded
+    # surrogate as one sequence and rejects it whole, whether it is complete, cut by
+    # the end, or followed by other errors.
     icu = _real("icu:cesu8")
-    for hexed in ("ED A0 80", "ED BD", "F0 9F", "F4"):
+    for hexed in ("ED A0 80", "ED BF BF", "ED BD", "F0 9F", "F4"):
         assert _finding(icu, hexed) == "profile:surrogatepass/maximal-subpart+4-byte-one-error"
     for name, inputs in (("java:string", ("ED A0", "ED B0 E3 E3", "ED BF F8 81")),
                          ("java:charsetdecoder", ("ED A0", "ED A0 80 41"))):

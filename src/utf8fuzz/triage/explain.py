@@ -12,20 +12,26 @@ in this order, the first that reproduces every view the decoder showed deciding:
 
 1. a failure explains itself: the kind of crash (``SIGSEGV``, ``IndexError``), or a
    hang;
-2. another reference: the decoder does what the claimed profile under another
-   policy does (``policy:per-byte``: a policy difference, not a bug); or it checks
-   a sequence only once it has every byte its lead announces
-   (``checked-when-complete``: glibc's iconv, which rejects what the table rejects
-   and reports it otherwise; before the other profiles, which fit such a decoder at
-   the end of the input); or what another profile does
-   (``profile:rfc2279/maximal-subpart``: it decodes RFC 2279's forms), also where
-   it reads sequences as that profile does and then rejects some whole (an encoded
-   surrogate, a 4-byte sequence, a value above the claimed profile's top:
-   ``+surrogate-one-error``), or checks them only when complete;
+2. another reference, or a point of the decoder model (:class:`Point`: the sequences
+   a table reads, which part of them it rejects whole, how a lead takes its bytes,
+   how the bytes between characters are cut): the claimed profile under another
+   policy (``policy:per-byte``: a policy difference, not a bug); the claimed table
+   cut by the lead's count, each sequence checked only once complete
+   (``checked-when-complete``: a reporting difference; before the other profiles,
+   which fit such a decoder at the end of the input); another profile's table
+   (``profile:rfc2279/maximal-subpart``: it decodes RFC 2279's forms), also with one
+   part of what it reads beyond the claim read whole and rejected whole, each
+   sequence one error (:func:`_parts`: an ill-formed feature's sequences of code
+   points the claim has none of, ``+surrogate-one-error``; a length the claim's
+   leads do not announce, of code points it encodes otherwise, ``+4-byte-one-error``;
+   values above the claim's top, ``+beyond-10FFFF-one-error``), or cut by the lead's
+   count (``profile:kuhn/checked-when-complete``);
 3. a view transformation: its ignore view keeps one U+FFFD per error
    (``ignore-substitutes``); its text shows each ill-formed byte as U+0080..U+00FF
-   (``bytes-as-latin1``); it takes the bytes a lead announces unchecked
-   (``continuations-unchecked``, also ``+latin1``); its text holds code points no
+   (``bytes-as-latin1``); a point whose table holds every sequence a lead's count
+   takes, unchecked, as the value its bits spell (:func:`unchecked_table`), a lead
+   the end cuts short an error by itself (``continuations-unchecked``; with every
+   other byte as Latin-1, ``+latin1``); its text holds code points no
    bytes spell at one kind of place: before the error that holds a lead the end of
    the input cuts short, before or after each error, at the end
    (``inserts:before-cut-short-end:U+0030``); its replace view renders every error
@@ -39,9 +45,9 @@ in this order, the first that reproduces every view the decoder showed deciding:
    it into the same U+FFFD (``swallows-next-byte``), or every error of one spec feature does
    (``swallows-next-byte:incomplete-4-byte-sequence``: the byte that ended a
    truncated sequence is lost);
-5. a reason or span rule: it accepts what it claims but cuts the ill-formed bytes
-   between as another profile does (``errors-as:unicode``: CPython's surrogatepass
-   handler); it cuts the end of the input by the lead's high bits alone
+5. a reason or span rule: the point of the claimed table whose ill-formed bytes
+   between characters are cut as another table cuts them (``errors-as:unicode``); it
+   cuts the end of the input by the lead's high bits alone
    (one truncated error); it calls an impossible prefix at the end truncated, or a
    truncation illegal; its error spans cover the lead byte only; it does not check
    the end: a sequence the end cuts short is dropped without an error
@@ -84,7 +90,7 @@ have different explanations, so never share a finding.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import product
@@ -96,7 +102,13 @@ from utf8fuzz.engine.signature import SEVERITIES, feature_of, severity_of
 from utf8fuzz.outcome import REPLACEMENT, Outcome, Token, ViewUnavailable
 from utf8fuzz.policies import POLICIES
 from utf8fuzz.profiles import REGISTRY
-from utf8fuzz.profiles.table import Profile, Row, bits_value, structural_length
+from utf8fuzz.profiles.table import (
+    Profile,
+    Row,
+    bits_encode,
+    bits_value,
+    structural_length,
+)
 from utf8fuzz.triage.generalize import byte_classes
 
 #: The version of the rules below, recorded with each finding: a corpus explained by
@@ -104,8 +116,10 @@ from utf8fuzz.triage.generalize import byte_classes
 #: depends on its rule). 2: checked-when-complete, probes, fewest left to another bug.
 #: 3: points of the decoder model, moved one axis at a time and named by the axis of
 #: the first difference; one-feature moves before whole profiles; another cause's
-#: input left to it past its first difference.
-RULES = 3
+#: input left to it past its first difference. 4: the per-library rules as points of
+#: the model (a part of another table read whole and rejected whole; cuts by the lead's
+#: count; errors cut as another table cuts them).
+RULES = 4
 #: The most work the rules may do for one input, in bytes predicted (each rule's
 #: prediction of an input costs its length): past it, rules that would need
 #: checking are passed over (the best one checked so far, or the rule that predicts
@@ -236,7 +250,7 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                 profile, pol)
     # Before the other profiles: at the end of the input it looks like one that takes
     # RFC 2279's prefixes (legacy, rfc2279); the sequence completed tells them apart.
-    yield _when_complete_rule(profile, profile, policy, klass)
+    yield _move_rule(_when_complete_move(profile, profile, policy, klass), _completed)
     # The model's other moves from the claim, one axis (the well-formed set, the cut,
     # the replace view's cut), then two or three at once: before the other profiles,
     # each of which moves the well-formed set in many places at once.
@@ -244,10 +258,10 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
     accepting = _accepting_moves(data, profile, policy)
     cuts_ = _policy_moves(claimed, policy)
     renders = _rendering_moves(claimed, policy)
-    for name, text, sev, point in (*cuts_[-1:], *renders):
-        yield Rule(Explanation(name, text, sev), point.predict)
-    for name, text, sev, point in accepting:
-        yield Rule(Explanation(name, text, sev), point.predict, _feature_probes(profile))
+    for move in (*cuts_[-1:], *renders):
+        yield _move_rule(move)
+    for move in accepting:
+        yield _move_rule(move, _feature_probes(profile))
     yield from _combined(data, out, profile, policy, [accepting, cuts_, renders])
     for prof in REGISTRY:
         if prof == profile:
@@ -266,33 +280,9 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                     f"({REGISTRY[prof].spec}), where it claims {profile}",
                     severity_of(klass), Point(REGISTRY[prof], policy))],
                     [m for m in cuts_ if m[3].policy == pol], []])
-            if _surrogates(prof) and not _surrogates(profile):
-                yield Rule(Explanation(
-                    f"profile:{prof}/{pol}+surrogate-one-error",
-                    f"it reads an encoded surrogate (ED A0..BF 80..BF) as one sequence, "
-                    f"as the {prof} profile does ({REGISTRY[prof].spec}), and rejects it "
-                    f"as one error over its whole sequence: it rejects what {profile} "
-                    f"rejects, but cuts it into errors otherwise (a policy difference)",
-                    "policy"), _one_error(_ref(prof, pol), _is_surrogate))
-            if _has_length(prof, 4) and not _has_length(profile, 4):
-                yield Rule(Explanation(
-                    f"profile:{prof}/{pol}+4-byte-one-error",
-                    f"it decodes these bytes as the {prof} profile does "
-                    f"({REGISTRY[prof].spec}), where it claims {profile}, but rejects a "
-                    f"complete 4-byte sequence ({profile} has none) as one error over "
-                    f"its whole sequence",
-                    severity_of(klass)),
-                    _one_error(_ref(prof, pol), lambda t: t.end - t.start == 4))
-            top = REGISTRY[profile].max_codepoint
-            if REGISTRY[prof].max_codepoint > top:
-                yield Rule(Explanation(
-                    f"profile:{prof}/{pol}+beyond-{top:X}-one-error",
-                    f"it decodes these bytes as the {prof} profile does "
-                    f"({REGISTRY[prof].spec}), where it claims {profile}, and reports "
-                    f"a value above U+{top:04X} as one error over its whole sequence",
-                    severity_of(klass)),
-                    _one_error(_ref(prof, pol), _above(top)))
-        yield _when_complete_rule(prof, profile, policy, klass)
+            for move in _rejecting_moves(profile, prof, pol, klass):
+                yield _move_rule(move)
+        yield _move_rule(_when_complete_move(prof, profile, policy, klass), _completed)
     table = REGISTRY[profile]
     mine = _ref(profile, policy)
 
@@ -322,18 +312,7 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
     # fresh inputs (fresh_inputs): a decoder that takes them refutes bytes-as-latin1,
     # one that checks them refutes these.
     for latin1 in (False, True):
-        yield Rule(Explanation(
-            "continuations-unchecked" + ("+latin1" if latin1 else ""),
-            "where a lead byte announces n bytes (a length the profile has sequences of) "
-            "it takes the next n-1 as its "
-            "continuation bytes without checking them (RFC 2279 section 2's bit layout, "
-            "no 10xxxxxx check, no range check), and a lead the end cuts short is an "
-            "error by itself"
-            + ("; any other byte it passes through as Latin-1: it reports no error but a "
-               "lead byte the end of the input cuts short" if latin1 else "")
-            + ("; a high and a low surrogate so taken make one pair, as the profile's "
-               "pairs do" if any(r.length == 6 for r in mine.table.rows) else ""),
-            "non-conformance"), _unchecked(mine, latin1))
+        yield _move_rule(_unchecked_move(profile, latin1))
     if out is not None:
         # Before the insertions: two U+FFFD for every error is one rendering, where
         # an insertion names it only on inputs with one error.
@@ -368,12 +347,7 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
     if any(t.kind != "char" for t in mine.decode(data).tokens):
         for prof in REGISTRY:
             if prof != profile:
-                yield Rule(Explanation(
-                    f"errors-as:{prof}",
-                    f"it accepts what {profile} accepts, as it claims, but cuts the "
-                    f"ill-formed bytes between into errors as the {prof} profile does "
-                    f"({REGISTRY[prof].spec})", "reporting"),
-                    _errors_as(mine, _ref(prof, policy)))
+                yield _move_rule(_errors_as_move(profile, prof, policy))
     yield Rule(Explanation("truncated-for-illegal",
                            "it calls truncated an error that no byte could complete (an "
                            "impossible prefix cut off by the end of the input)", "reporting"),
@@ -634,7 +608,6 @@ def _split_feature(data: bytes, ref: Reference, out: Outcome | None,
     return None
 
 
-
 #: How far ahead of a token :func:`_walk` decodes before it trusts the token: more
 #: than the longest sequence (6 bytes) and the byte after it.
 _LOOKAHEAD = 8
@@ -794,29 +767,6 @@ def _merging(ref: Reference, prof: Profile, feat: str | None
     return predict
 
 
-def _unchecked(ref: Reference, latin1: bool) -> Callable[[bytes], Prediction]:
-    lengths = _announced(ref.table)
-    pairs = any(r.length == 6 for r in ref.table.rows) and 6 not in lengths
-
-    def predict(d: bytes) -> Prediction:
-        def step(t: Token) -> tuple[list[Token], int | None] | None:
-            if t.kind == "char":
-                return None
-            s0, n = t.start, structural_length(d[t.start])
-            if n in lengths and s0 + n <= len(d):  # the next n-1 bytes taken, unchecked
-                return [Token("char", bits_value(d[s0:s0 + n]), s0, s0 + n)], s0 + n
-            if n in lengths:
-                # a lead the end cut short: an error, the lead alone (a decoder
-                # without checks still needs its n bytes); decoding resumes
-                return [Token("error", None, s0, s0 + 1, "truncated")], s0 + 1
-            if latin1:  # a byte no lead claims passes through
-                return [Token("char", d[k], k, k + 1) for k in range(s0, t.end)], None
-            return None
-        toks = _rewrite(ref, d, step)
-        return _predicted(_paired(toks) if pairs else toks, d)
-    return predict
-
-
 def _paired(toks: list[Token]) -> list[Token]:
     """A high surrogate's 3-byte character followed by a low one's made one character,
     as CESU-8's and modified UTF-8's 6-byte pairs are."""
@@ -858,52 +808,6 @@ def _structural_tail(data: bytes, ref: Reference) -> int | None:
     return None
 
 
-def _when_complete_rule(prof: str, profile: str, policy: str, klass: str) -> Rule:
-    """checked-when-complete, reading values as ``prof`` does (``profile``: the claimed
-    one, a reporting difference; another: as that profile's rules are)."""
-    own = prof == profile
-    return Rule(Explanation(
-        "checked-when-complete" if own else f"profile:{prof}/checked-when-complete",
-        ("" if own else f"it decodes these bytes as the {prof} profile does "
-         f"({REGISTRY[prof].spec}), where it claims {profile}; ")
-        + "it takes the bytes a lead announces (RFC 2279 section 2) while they are "
-        "continuation bytes and checks the sequence against the table only once it has "
-        "them all: a prefix the table rejects is still incomplete to it, and a complete "
-        "sequence the table rejects is an error over all its bytes but the last (the "
-        "longest prefix it called incomplete)",
-        "reporting" if own else severity_of(klass)),
-        _when_complete(_ref(prof, policy), _ref("legacy", policy)), _completed)
-
-
-def _when_complete(ref: Reference, layout: Reference) -> Callable[[bytes], Prediction]:
-    """Tokens cut by RFC 2279's bit layout alone (``layout``, the legacy profile), each
-    sequence it decodes kept where ``ref`` decodes the same bytes to one character,
-    else an illegal error over all its bytes but the last, after which decoding
-    resumes. Each is decoded once from each point where decoding resumes."""
-    def predict(d: bytes) -> Prediction:
-        # ref's tokens alongside, walked afresh from each point decoding resumes at
-        theirs: Iterator[Token] = iter(())
-        r: Token | None = None
-
-        def step(t: Token) -> tuple[list[Token], int | None] | None:
-            nonlocal theirs, r
-            if r is None or r.start > t.start:
-                theirs = _walk(ref, d, t.start)
-                r = next(theirs, None)
-            while r is not None and r.start < t.start:
-                r = next(theirs, None)
-            if t.kind != "char":
-                return None
-            if r is not None and r.kind == "char" and (r.start, r.end) == (t.start, t.end):
-                return [r], None  # ref's value (an offset profile's)
-            # a sequence the table rejects: resume before its last byte
-            resume = max(t.start + 1, t.end - 1)
-            r = None
-            return [Token("error", None, t.start, resume, "illegal")], resume
-        return _predicted(_rewrite(layout, d, step), d)
-    return predict
-
-
 def _completed(data: bytes) -> list[bytes]:
     """``data`` with the sequence its end cuts short completed by continuation bytes
     (80), as many as its lead announces (RFC 2279 section 2); [] when the end cuts
@@ -915,36 +819,6 @@ def _completed(data: bytes) -> list[bytes]:
     return []
 
 
-def _errors_as(mine: Reference, theirs: Reference) -> Callable[[bytes], Prediction]:
-    """``mine``'s characters, and between them ``theirs``'s tokens where they are errors
-    that cover the same bytes (else ``mine``'s)."""
-    def predict(d: bytes) -> Prediction:
-        other = theirs.decode(d).tokens
-        toks: list[Token] = []
-        run: list[Token] = []
-
-        starts = [t.start for t in other]
-
-        def flush() -> None:
-            if run:
-                lo, hi = run[0].start, run[-1].end
-                a, b = bisect_left(starts, lo), bisect_left(starts, hi)
-                cut = other[a:b]
-                ok = bool(cut) and cut[0].start == lo and cut[-1].end == hi \
-                    and all(t.kind != "char" for t in cut)
-                toks.extend(cut if ok else run)
-                run.clear()
-        for t in mine.decode(d).tokens:
-            if t.kind == "char":
-                flush()
-                toks.append(t)
-            else:
-                run.append(t)
-        flush()
-        return _predicted(toks, d)
-    return predict
-
-
 def _truncated_tail(ref: Reference) -> Callable[[bytes], Prediction]:
     def predict(d: bytes) -> Prediction:
         r = ref.decode(d)
@@ -953,35 +827,6 @@ def _truncated_tail(ref: Reference) -> Callable[[bytes], Prediction]:
             return r, {}
         toks = [t for t in r.tokens if t.end <= p]
         toks.append(Token("error", None, p, len(d), "truncated"))
-        return _predicted(toks, d)
-    return predict
-
-
-def _surrogates(profile: str) -> bool:
-    """Does ``profile`` decode an encoded surrogate (ED A0 80) as one character?"""
-    toks = _ref(profile, "maximal-subpart").decode(b"\xed\xa0\x80").tokens
-    return len(toks) == 1 and toks[0].kind == "char"
-
-
-def _has_length(profile: str, n: int) -> bool:
-    """Has ``profile`` sequences of ``n`` bytes that a lead announces (RFC 2279
-    section 2)?"""
-    return n in _announced(REGISTRY[profile])
-
-
-def _is_surrogate(t: Token) -> bool:
-    return t.value is not None and 0xD800 <= t.value <= 0xDFFF
-
-
-def _above(top: int) -> Callable[[Token], bool]:
-    return lambda t: t.value is not None and t.value > top
-
-
-def _one_error(ref: Reference, which: Callable[[Token], bool]) -> Callable[[bytes], Prediction]:
-    """``ref``'s tokens, each character ``which`` picks an illegal error over its bytes."""
-    def predict(d: bytes) -> Prediction:
-        toks = [Token("error", None, t.start, t.end, "illegal")
-                if t.kind == "char" and which(t) else t for t in ref.decode(d).tokens]
         return _predicted(toks, d)
     return predict
 
@@ -1274,9 +1119,11 @@ def rule_of(data: bytes, profile: str, policy: str, klass: str, feature: str,
 # -- the decoder model, one axis at a time ----------------------------------------
 #
 # A decoder is described along the specs' axes: its table (the claimed profile's
-# well-formed set, another profile's, or the claimed one with the sequences of one
-# spec feature added), its policy (how the ill-formed bytes between are cut into
-# errors), and its replace view's rendering (one U+FFFD an error, or one a byte). A
+# well-formed set, another profile's, the claimed one with the sequences of one
+# spec feature added, or every sequence a lead's count takes; and a part of what the
+# table reads rejected whole), its cut (a policy, or the lead's count: how the
+# ill-formed bytes between are cut into errors, or cut as another table cuts them),
+# and its replace view's rendering (one U+FFFD an error, or one a byte). A
 # point that moves two axes predicts an input that shows two deviations at once; its
 # finding is the axis whose move alone predicts the input's first difference from
 # the reference (what the signature names), so that a decoder with two deviations
@@ -1368,54 +1215,148 @@ def _table_ref(table: Profile, policy: str) -> Reference:
     return r
 
 
-#: The cut that is not one of :data:`~utf8fuzz.policies.POLICIES`: a lead that
-#: announces n bytes (RFC 2279 section 2) takes the next n-1 whatever they are, and
-#: the sequence is checked against the table only once complete (an error over all
-#: its bytes but the last where the table rejects it); a lead the end cuts short is
-#: one truncated error. What a decoder that holds bytes by the lead's count shows.
+#: The cuts by the lead's count, beside :data:`~utf8fuzz.policies.POLICIES`: a lead
+#: announcing n bytes (RFC 2279 section 2) takes the bytes after it before the table
+#: is asked, and a sequence so taken that the table rejects is an error over all its
+#: bytes but the last. :data:`BY_STRUCTURE`: the next n-1 bytes, whatever they are (n a
+#: length the table's leads announce), a lead the end cuts short one truncated error
+#: with the bytes after it; :data:`BY_LEAD_ALONE`: the same, but a lead the end cuts
+#: short an error by itself, the bytes after it read again; :func:`when_complete`:
+#: the bytes while they are continuation bytes, at every length RFC 2279 announces
+#: (2 to 6), what breaks off before n bytes cut as that layout cuts it by a policy.
 BY_STRUCTURE = "by-structure"
+BY_LEAD_ALONE = "by-structure:lead-alone"
+_WHEN_COMPLETE = "when-complete/"
 _BY_STRUCTURE_RULE = "checked-when-complete+continuations-unchecked"
 
 
-def _by_structure(table: Profile, d: bytes) -> list[Token]:
+def when_complete(policy: str) -> str:
+    """The cut that checks a sequence only once the lead has its bytes, the rest cut
+    by RFC 2279's layout under ``policy``."""
+    return _WHEN_COMPLETE + policy
+
+
+#: (table name, sequence) -> the value ``table`` reads it as (None: no row): a cut by
+#: the lead's count asks the table once per sequence it meets, not once per token.
+_ROWS: dict[tuple[str, bytes], int | None] = {}
+
+
+def _value(table: Profile, seq: bytes) -> int | None:
+    key = (table.name, seq)
+    if key not in _ROWS:
+        if len(_ROWS) >= 1 << 16:
+            _ROWS.clear()
+        row = table.row_of(seq)
+        _ROWS[key] = row.value(seq) if row is not None else None
+    return _ROWS[key]
+
+
+def _by_structure(table: Profile, d: bytes, lead_alone: bool = False) -> list[Token]:
     lengths = _announced(table)
-    toks: list[Token] = []
-    i = 0
-    while i < len(d):
+
+    def unit(i: int) -> tuple[Token, int]:
         n = structural_length(d[i])
         if n not in lengths:
-            row = table.row_of(d[i:i + 1])
-            toks.append(Token("char", row.value(d[i:i + 1]), i, i + 1) if row is not None
-                        else Token("error", None, i, i + 1, "illegal"))
-            i += 1
-        elif i + n > len(d):
-            toks.append(Token("error", None, i, len(d), "truncated"))
-            i = len(d)
-        elif (row := table.row_of(d[i:i + n])) is not None:
-            toks.append(Token("char", row.value(d[i:i + n]), i, i + n))
-            i += n
-        else:
-            toks.append(Token("error", None, i, i + n - 1, "illegal"))
-            i += n - 1
-    return toks
+            v = _value(table, d[i:i + 1])
+            return (Token("char", v, i, i + 1) if v is not None
+                    else Token("error", None, i, i + 1, "illegal")), i + 1
+        if i + n > len(d):
+            end = i + 1 if lead_alone else len(d)
+            return Token("error", None, i, end, "truncated"), end
+        if (v := _value(table, d[i:i + n])) is not None:
+            return Token("char", v, i, i + n), i + n
+        return Token("error", None, i, i + n - 1, "illegal"), i + n - 1
+
+    def step(t: Token) -> tuple[list[Token], int | None] | None:
+        # the table's own character of the length the lead announces is what the
+        # count takes too: kept as the table's walk gives it (the fast path)
+        n = structural_length(d[t.start])
+        if t.kind == "char" and t.end - t.start == (n if n in lengths else 1):
+            return None
+        tok, nxt = unit(t.start)
+        return [tok], None if nxt == t.end else nxt  # the walk goes on where it ends
+    return _rewrite(_table_ref(table, "maximal-subpart"), d, step)
+
+
+def _when_complete(table: Profile, d: bytes, policy: str) -> list[Token]:
+    """RFC 2279's layout (the legacy profile) cut by ``policy``, each sequence it reads
+    kept where ``table`` has it, else an illegal error over all its bytes but the
+    last, after which decoding resumes."""
+    def step(t: Token) -> tuple[list[Token], int | None] | None:
+        if t.kind != "char":
+            return None
+        v = _value(table, d[t.start:t.end])
+        if v is not None:
+            return [Token("char", v, t.start, t.end)], None
+        resume = max(t.start + 1, t.end - 1)
+        return [Token("error", None, t.start, resume, "illegal")], resume
+    return _rewrite(_ref("legacy", policy), d, step)
+
+
+@dataclass(frozen=True)
+class Part:
+    """A part of a table's sequences, in the spec's terms: those of one ill-formed
+    spec feature (its rows in :data:`_FEATURE_ROWS`), of one length, or with a value
+    above a code point. ``name`` is how a rule calls it (``surrogate``, ``4-byte``,
+    ``beyond-10FFFF``); ``words``, in a sentence."""
+
+    name: str
+    words: str
+    feature: str | None = None
+    length: int | None = None
+    above: int | None = None
+
+    def lengths(self) -> frozenset[int] | None:
+        """The lengths of its sequences (None: any)."""
+        if self.feature is not None:
+            return frozenset(_FEATURE_ROWS[self.feature])
+        return frozenset({self.length}) if self.length is not None else None
+
+    def holds(self, d: bytes, t: Token) -> bool:
+        """Is the character token ``t`` of ``d`` in this part?"""
+        if self.feature is not None:
+            boxes = _FEATURE_ROWS[self.feature].get(t.end - t.start, ())
+            return any(box[0][0] <= d[t.start] <= box[0][1] and all(
+                lo <= b <= hi for b, (lo, hi) in zip(d[t.start:t.end], box, strict=True))
+                for box in boxes)
+        if self.length is not None:
+            return t.end - t.start == self.length
+        return self.above is not None and (t.value or 0) > self.above
 
 
 @dataclass(frozen=True)
 class Point:
-    """A point of the decoder model: ``table`` cut into errors by ``policy`` (one of
-    :data:`~utf8fuzz.policies.POLICIES`, or :data:`BY_STRUCTURE`); a high and a low
-    surrogate's characters one character (``utf16``: text held as UTF-16, as a JS or
-    Java string holds it); its replace view cut by ``rendering`` instead (None: the
-    same cut), one U+FFFD an error."""
+    """A point of the decoder model: the sequences ``table`` reads, cut into errors by
+    ``policy`` (one of :data:`~utf8fuzz.policies.POLICIES`, or a cut by the lead's
+    count: :data:`BY_STRUCTURE`, :data:`BY_LEAD_ALONE`, :func:`when_complete`); of
+    what it reads, those of the part ``rejects`` each one error over all their bytes
+    (read whole, rejected whole); the ill-formed bytes between its characters cut as
+    ``errors_as`` cuts them by the same policy, where that table's errors cover the
+    same bytes; a high and a low surrogate's characters one character (``utf16``:
+    text held as UTF-16, as a JS or Java string holds it); its replace view cut by
+    ``rendering`` instead (None: the same cut), one U+FFFD an error."""
 
     table: Profile
     policy: str
     utf16: bool = False
     rendering: str | None = None
+    rejects: Part | None = None
+    errors_as: Profile | None = None
 
     def tokens(self, d: bytes, policy: str) -> list[Token]:
-        toks = (_by_structure(self.table, d) if policy == BY_STRUCTURE
-                else list(_table_ref(self.table, policy).decode(d).tokens))
+        if policy in (BY_STRUCTURE, BY_LEAD_ALONE):
+            toks = _by_structure(self.table, d, policy == BY_LEAD_ALONE)
+        elif policy.startswith(_WHEN_COMPLETE):
+            toks = _when_complete(self.table, d, policy.removeprefix(_WHEN_COMPLETE))
+        else:
+            toks = list(_table_ref(self.table, policy).decode(d).tokens)
+        if self.rejects is not None:
+            part, lengths = self.rejects, self.rejects.lengths()
+            toks = [Token("error", None, t.start, t.end, "illegal")
+                    if t.kind == "char" and (lengths is None or t.end - t.start in lengths)
+                    and part.holds(d, t) else t for t in toks]
+        if self.errors_as is not None and policy in POLICIES:
+            toks = _errors_cut_as(toks, _table_ref(self.errors_as, policy).decode(d).tokens)
         return _paired(toks) if self.utf16 else toks
 
     def predict(self, d: bytes) -> Prediction:
@@ -1424,6 +1365,32 @@ class Point:
             return base, {}
         return base, {"replace": tuple(t.value or 0 if t.kind == "char" else REPLACEMENT
                                        for t in self.tokens(d, self.rendering))}
+
+
+def _errors_cut_as(mine: list[Token], other: Sequence[Token]) -> list[Token]:
+    """``mine``'s characters, and between them ``other``'s tokens where they are errors
+    that cover the same bytes (else ``mine``'s)."""
+    starts = [t.start for t in other]
+    toks: list[Token] = []
+    run: list[Token] = []
+
+    def flush() -> None:
+        if run:
+            lo, hi = run[0].start, run[-1].end
+            a, b = bisect_left(starts, lo), bisect_left(starts, hi)
+            cut = other[a:b]
+            ok = bool(cut) and cut[0].start == lo and cut[-1].end == hi \
+                and all(t.kind != "char" for t in cut)
+            toks.extend(cut if ok else run)
+            run.clear()
+    for t in mine:
+        if t.kind == "char":
+            flush()
+            toks.append(t)
+        else:
+            run.append(t)
+    flush()
+    return toks
 
 
 def _agrees_first(pred: Prediction, out: Outcome, ref: Outcome) -> bool:
@@ -1550,6 +1517,176 @@ def _rendering_moves(table: Profile, policy: str) -> list[Move]:
              "its errors (strict, spans) are cut as it claims", "reporting",
              Point(table, policy, rendering="per-byte"))]
 
-__all__ = ["LONG_INPUT", "RULES", "SEVERITIES", "Explanation", "Rule", "accepting_table",
+def _move_rule(move: Move, probes: Callable[[bytes], list[bytes]] | None = None) -> Rule:
+    """The rule of a move: its point's prediction, checked like any rule."""
+    name, text, sev, point = move
+    return Rule(Explanation(name, text, sev), point.predict, probes)
+
+
+def _as_profile(prof: str, profile: str) -> str:
+    return (f"it decodes these bytes as the {prof} profile does ({REGISTRY[prof].spec}), "
+            f"where it claims {profile}")
+
+
+def _when_complete_move(prof: str, profile: str, policy: str, klass: str) -> Move:
+    """``prof``'s table (the claimed one: a reporting difference) cut by
+    :func:`when_complete`."""
+    own = prof == profile
+    return (
+        "checked-when-complete" if own else f"profile:{prof}/checked-when-complete",
+        ("" if own else _as_profile(prof, profile) + "; ")
+        + "it takes the bytes a lead announces (RFC 2279 section 2) while they are "
+        "continuation bytes and checks the sequence against the table only once it has "
+        "them all: a prefix the table rejects is still incomplete to it, and a complete "
+        "sequence the table rejects is an error over all its bytes but the last (the "
+        "longest prefix it called incomplete)",
+        "reporting" if own else severity_of(klass),
+        Point(REGISTRY[prof], when_complete(policy), _pairs(REGISTRY[prof])))
+
+
+def _pairs(table: Profile) -> bool:
+    """Has ``table`` surrogate pairs of its own, two 3-byte sequences in one row (CESU-8,
+    modified UTF-8), that a cut by the lead's count reads as two?"""
+    return any(r.length == 6 for r in table.rows) and 6 not in _announced(table)
+
+
+def _parts(profile: str, prof: str) -> list[Part]:
+    """The parts of ``prof``'s sequences that spell what ``profile`` has no sequence of
+    that length for: an ill-formed feature's, of code points the claim cannot encode
+    (encoded surrogates: Table 3-7's ED A0..BF row); a length its leads do not
+    announce, of code points it encodes otherwise (4-byte sequences, where CESU-8 and
+    modified UTF-8 write a surrogate pair); values above its code space's top."""
+    claimed, other = REGISTRY[profile], REGISTRY[prof]
+
+    def encodes(cp: int) -> bool:
+        try:
+            claimed.encode_one(cp)
+        except ValueError:
+            return False
+        return True
+
+    def spells(seq: bytes | None) -> int | None:  # the value ``prof`` reads it as
+        row = other.row_of(seq) if seq is not None else None
+        return row.value(seq) if row is not None and seq is not None else None
+    parts: list[Part] = []
+    for f, rows in _FEATURE_ROWS.items():
+        values = [spells(bytes(lo for lo, _ in box)) for boxes in rows.values()
+                  for box in boxes]
+        if f != "above-10ffff" and any(_added(profile, f, n) for n in rows) \
+                and any(v is not None and v <= claimed.max_codepoint and not encodes(v)
+                        for v in values):
+            parts.append(Part(f, _feature_words(f), feature=f))
+    for n in sorted(_announced(other) - _announced(claimed)):
+        least = 0x80 if n == 2 else 1 << (5 * n - 4)  # the least value n bytes spell
+        if spells(bits_encode(least, n)) == least and encodes(least):
+            parts.append(Part(f"{n}-byte", f"{n}-byte sequences ({profile} has none: it "
+                              "encodes their values otherwise)", length=n))
+    top = claimed.max_codepoint
+    if other.max_codepoint > top:
+        parts.append(Part(f"beyond-{top:X}", f"values above U+{top:04X}", above=top))
+    return parts
+
+
+def _feature_words(feature: str) -> str:
+    return {"surrogate": "encoded surrogates (ED A0..BF 80..BF)",
+            "non-shortest-form": "non-shortest forms"}.get(feature, feature.replace("-", " "))
+
+
+def _same_set(claimed: Profile, point: Point) -> bool:
+    """Does ``point`` (a table less a part) accept what ``claimed`` accepts, on the first
+    and last sequence of each row of either table?"""
+    part = point.rejects
+    boxes = [r.ranges for t in (claimed, point.table) for r in t.rows] + [
+        box for rows in _FEATURE_ROWS.values() for bs in rows.values() for box in bs]
+    for s in {bytes(c[k] for c in box) for box in boxes for k in (0, 1)}:
+        v = _value(point.table, s)
+        mine = v is not None and not (part is not None and part.holds(
+            s, Token("char", v, 0, len(s))))
+        if mine != (claimed.row_of(s) is not None):
+            return False
+    return True
+
+
+def _rejecting_moves(profile: str, prof: str, policy: str, klass: str) -> list[Move]:
+    """``prof``'s table cut by ``policy``, with one part of what it reads beyond the
+    claim (:func:`_parts`) read whole and rejected whole: each sequence of it one
+    error over all its bytes; where the claim has surrogate pairs of its own (CESU-8,
+    modified UTF-8), a high and a low surrogate so read one character, as its pair
+    rows have them."""
+    moves: list[Move] = []
+    pairs = _pairs(REGISTRY[profile])
+    for part in _parts(profile, prof):
+        point = Point(REGISTRY[prof], policy, pairs, rejects=part)
+        same = _same_set(REGISTRY[profile], point)
+        moves.append((
+            f"profile:{prof}/{policy}+{part.name}-one-error",
+            f"it reads sequences as the {prof} profile does ({REGISTRY[prof].spec}), where "
+            f"it claims {profile}, and rejects its {part.words} whole, each one error over "
+            "all its bytes" + (f": it rejects what {profile} rejects, but cuts it into "
+                               "errors otherwise (a policy difference)" if same else ""),
+            "policy" if same else severity_of(klass), point))
+    return moves
+
+
+@cache
+def unchecked_table(profile: str, latin1: bool) -> Profile:
+    """``profile``'s table with every sequence of a length its leads announce (RFC 2279
+    section 2) whatever its continuation bytes, the value its bits spell; with
+    ``latin1``, every other byte it has no sequence of as the character of its value."""
+    base = REGISTRY[profile]
+    lengths = _announced(base)
+    added: list[tuple[tuple[int, int], ...]] = []
+    for n in sorted(lengths):
+        leads = [b for b in range(256) if structural_length(b) == n]
+        left = [((leads[0], leads[-1]), *[(0x00, 0xFF)] * (n - 1))]
+        for r in base.rows:
+            if r.length == n:
+                left = [p for q in left for p in _minus(q, r.ranges)]
+        added += left
+    if latin1:
+        ones = [b for b in range(256) if structural_length(b) not in lengths
+                and base.row_of(bytes([b])) is None]
+        for b in ones:
+            if added and added[-1][0][1] == b - 1 and len(added[-1]) == 1:
+                added[-1] = ((added[-1][0][0], b),)
+            else:
+                added.append(((b, b),))
+    return Profile(
+        name=f"{profile}+unchecked" + ("+latin1" if latin1 else ""), title=base.title,
+        spec=base.spec, rows=[*base.rows, *(Row(p, clause="RFC 2279 section 2's layout, "
+                                                "unchecked") for p in added)],
+        max_codepoint=0x7FFFFFFF)
+
+
+def _unchecked_move(profile: str, latin1: bool) -> Move:
+    """The table of sequences taken unchecked (:func:`unchecked_table`), cut by
+    :data:`BY_LEAD_ALONE`; a high and a low surrogate so taken one character where
+    the claim has surrogate pairs of its own (modified UTF-8, CESU-8)."""
+    pairs = _pairs(REGISTRY[profile])
+    return (
+        "continuations-unchecked" + ("+latin1" if latin1 else ""),
+        "where a lead byte announces n bytes (a length the profile has sequences of) "
+        "it takes the next n-1 as its "
+        "continuation bytes without checking them (RFC 2279 section 2's bit layout, "
+        "no 10xxxxxx check, no range check), and a lead the end cuts short is an "
+        "error by itself"
+        + ("; any other byte it passes through as Latin-1: it reports no error but a "
+           "lead byte the end of the input cuts short" if latin1 else "")
+        + ("; a high and a low surrogate so taken make one pair, as the profile's "
+           "pairs do" if pairs else ""),
+        "non-conformance", Point(unchecked_table(profile, latin1), BY_LEAD_ALONE, pairs))
+
+
+def _errors_as_move(profile: str, prof: str, policy: str) -> Move:
+    """The claim's table and policy, the ill-formed bytes between its characters cut
+    as ``prof``'s table cuts them."""
+    return (f"errors-as:{prof}",
+            f"it accepts what {profile} accepts, as it claims, but cuts the ill-formed bytes "
+            f"between into errors as the {prof} profile does ({REGISTRY[prof].spec})",
+            "reporting", Point(REGISTRY[profile], policy, errors_as=REGISTRY[prof]))
+
+
+__all__ = ["BY_LEAD_ALONE", "BY_STRUCTURE", "LONG_INPUT", "RULES", "SEVERITIES", "Explanation",
+           "Part", "Point", "Rule", "accepting_table",
            "candidates", "explain", "explains_first", "fresh_inputs", "rule_of", "unexplained",
            "window"]
