@@ -106,6 +106,15 @@ def test_parts_by_name() -> None:
         loop_bench.bench(inputs=4, warmup=2, parts=("plugin",), part_runs=0, root=ROOT)
 
 
+def test_the_planted_part_says_so_outside_a_checkout(monkeypatch: pytest.MonkeyPatch,
+                                                      tmp_path: Path) -> None:
+    # an installed package has no tests/engine/planted.py: one line, not a FAILED row
+    monkeypatch.setattr(loop_bench, "SRC", tmp_path / "site-packages")
+    with pytest.raises(ValueError, match="installed package does not have"):
+        loop_bench.parts_of("all")
+    assert loop_bench.parts_of("plugin") == ("plugin",)
+
+
 def test_share_watch_counts_interesting_inputs_the_share_missed() -> None:
     """Each input that brought coverage or a new set of divergences is interesting;
     one the share did not give the slow decoders is missed (a real SlowShare)."""

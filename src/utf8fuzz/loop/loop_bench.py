@@ -1089,6 +1089,9 @@ def parts_of(text: str) -> tuple[str, ...]:
     if bad := sorted(names - set(PARTS[2:])):
         raise ValueError(f"--parts: unknown part {', '.join(bad)}; parts are "
                          f"{', '.join(PARTS[2:])}")
+    if "planted" in names and not (SRC.parent / "tests" / "engine" / "planted.py").is_file():
+        raise ValueError("--parts planted: the planted bugs are the checkout's "
+                         "tests/engine/planted.py, which an installed package does not have")
     return tuple(p for p in PARTS if p in names)
 
 
