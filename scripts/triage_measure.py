@@ -22,7 +22,7 @@ against its library). They must be installed outside the repository first::
 
     mkdir -p /tmp/triage-npm && (cd /tmp/triage-npm && npm init -y && npm install \
         fastestsmallesttextencoderdecoder@1.0.22 mutf-8@1.2.4 text-encoding@0.7.0 \
-        @polkadot/x-textdecoder@14.0.3)
+        @polkadot/x-textdecoder@14.0.3 fast-text-encoding@1.0.6)
     .venv/bin/pip install --target /tmp/triage-py ujson==6.1.0 python-rapidjson==1.25
 
 Run from the repository's root (the planted decoders import as ``tests.triage.planted``).
@@ -59,6 +59,7 @@ REAL: tuple[tuple[str, str, int], ...] = (
     ("@polkadot/x-textdecoder 14.0.3 fallback",
      f"{_CLIENT} @polkadot/x-textdecoder/fallback TextDecoder", 1),
     ("text-encoding 0.7.0", f"{_CLIENT} text-encoding TextDecoder fatal", 0),
+    ("fast-text-encoding 1.0.6", f"{_CLIENT} fast-text-encoding TextDecoder", 0),
     ("ujson 6.1.0", "models:ujson_valid+validator", 1),
     ("python-rapidjson 1.25", "models:rapidjson_valid+validator", 0),
 )

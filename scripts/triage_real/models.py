@@ -25,70 +25,29 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.triage.planted.spec import decode, read  # noqa: E402
-
-Reader = Callable[[bytes, int], "tuple[int, int | None]"]
-
-
-def _cont(d: bytes, i: int, n: int) -> bool:
-    return i + n <= len(d) and all(b & 0xC0 == 0x80 for b in d[i + 1:i + n])
-
-
-def _value(d: bytes, i: int, n: int) -> int:
-    cp = d[i] & (0x7F >> n)
-    for b in d[i + 1:i + n]:
-        cp = cp << 6 | b & 0x3F
-    return cp
-
-
-def _js(text: str) -> list[int]:
-    """A JS string's code points: adjacent surrogate code units read as one character."""
-    return [ord(c) for c in text.encode("utf-16-le", "surrogatepass")
-            .decode("utf-16-le", "surrogatepass")]
-
-
-def per_byte(reader: Reader) -> Reader:
-    def r(d: bytes, i: int) -> tuple[int, int | None]:
-        end, cp = reader(d, i)
-        return (end, cp) if cp is not None else (i + 1, None)
-    return r
-
-
-def _surrogates(d: bytes, i: int) -> tuple[int, int | None]:
-    if d[i] == 0xED and _cont(d, i, 3) and d[i + 1] >= 0xA0:
-        return i + 3, _value(d, i, 3)
-    return read(d, i)
+from tests.triage.planted import real  # noqa: E402
+from tests.triage.planted.spec import decode  # noqa: E402
 
 
 def fastest_model(d: bytes) -> list[int]:
     """fastestsmallesttextencoderdecoder 1.0.22 (replace only): (1) no surrogate check,
     so ED A0..BF 80..BF is a surrogate code unit (two in a row: the character of the
     pair, in a JS string); (2) an ill-formed sequence is one U+FFFD for its lead and
-    the bytes after it are read again (errors per byte)."""
-    return _js(decode(d, "replace", per_byte(_surrogates)))
-
-
-def _mutf8(d: bytes, i: int) -> tuple[int, int | None]:
-    b = d[i]
-    if 0x01 <= b <= 0x7F:
-        return i + 1, b
-    if b & 0xE0 == 0xC0 and _cont(d, i, 2):
-        return i + 2, _value(d, i, 2)
-    if b & 0xF0 == 0xE0 and _cont(d, i, 3):
-        return i + 3, _value(d, i, 3)
-    return i + 1, None
+    the bytes after it are read again (errors per byte): ``real.fastest``."""
+    return [ord(c) for c in real.fastest(d)]
 
 
 def mutf8_model(d: bytes) -> list[int]:
     """mutf-8 1.2.4 (npm), claiming Java's modified UTF-8: (1) no shortest-form check
-    (C0 81..BF, C1 xx and E0 80..9F xx decode, not only C0 80); (2) errors per byte."""
-    return _js(decode(d, "replace", _mutf8))
+    (C0 81..BF, C1 xx and E0 80..9F xx decode, not only C0 80); (2) errors per byte:
+    ``real.mutf8``."""
+    return [ord(c) for c in real.mutf8(d)]
 
 
 def latin1_model(d: bytes) -> list[int]:
     """@polkadot/x-textdecoder 14.0.3's fallback: (1) each byte is the Latin-1
     character of its value (String.fromCharCode per byte): no UTF-8 at all."""
-    return list(d)
+    return [ord(c) for c in real.latin1(d)]
 
 
 def whatwg_model(d: bytes) -> list[int]:
@@ -97,11 +56,19 @@ def whatwg_model(d: bytes) -> list[int]:
     return [ord(c) for c in decode(d, "replace")]
 
 
+def fast_text_encoding_model(d: bytes) -> list[int]:
+    """fast-text-encoding 1.0.6, in Node: its TextDecoder hands the bytes to Node's
+    ``Buffer.toString('utf-8')`` (its naive fallback loop, which checks nothing, runs
+    only where there is no ``Buffer``): Unicode's maximal subparts, no cause (a BOM is
+    kept, as ``ignoreBOM`` would)."""
+    return [ord(c) for c in decode(d, "replace")]
+
+
 def ujson_model(d: bytes) -> bool:
     """ujson 6.1.0 as a validator (a JSON string literal of the bytes): (1) no
     surrogate check in its 3-byte case: ED A0..BF 80..BF accepted."""
     try:
-        decode(d, "strict", _surrogates)
+        decode(d, "strict", real.surrogates)
     except UnicodeDecodeError:
         return False
     return True
@@ -158,6 +125,7 @@ const libs = {
   mutf8: new (require('mutf-8').MUtf8Decoder)('mutf-8', {ignoreBOM: true}),
   latin1: new (require('@polkadot/x-textdecoder/fallback').TextDecoder)('utf-8'),
   whatwg: new (require('text-encoding').TextDecoder)('utf-8', {ignoreBOM: true}),
+  fastenc: (require('fast-text-encoding'), new globalThis.TextDecoder('utf-8')),
 };
 const inputs = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 const out = {};
@@ -188,7 +156,7 @@ def main() -> int:
     got = json.loads(subprocess.run(["node", "-e", NODE], input=json.dumps([x.hex() for x in xs]),
                                     capture_output=True, text=True, check=True).stdout)
     models = {"fastest": fastest_model, "mutf8": mutf8_model, "latin1": latin1_model,
-              "whatwg": whatwg_model}
+              "whatwg": whatwg_model, "fastenc": fast_text_encoding_model}
     bad = 0
     for name, model in models.items():
         wrong = [x for x, g in zip(xs, got[name], strict=True) if model(x) != g]

@@ -125,3 +125,15 @@ def raises_its_own_type_error(data: bytes, errors: str = "strict") -> str:
     """A codec that takes every mode and then fails in its own code with a TypeError
     (what a bug looks like): that exception is its answer, not a refused mode."""
     return data.decode("utf-8", errors) + 1  # type: ignore[operator]
+
+
+#: What a dying decoder writes on stderr: an ANSI colour, a bidi override and a
+#: Cyrillic look-alike (printable, so only escaping to ASCII stops it).
+HOSTILE_STDERR = "\x1b[31m\u202e\u0430dmin\n"
+
+
+def dies_shouting(data: bytes) -> str:
+    if data == b"die":
+        os.write(2, HOSTILE_STDERR.encode())
+        os._exit(3)
+    return data.decode("utf-8")

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.decoders.decoder_inputs import BOUNDARY, EXAMPLE
+from tests.decoders.test_exec_calls import check_calls
 from utf8fuzz import bench
 from utf8fuzz.decoders import UnknownDecoder, resolve
 from utf8fuzz.decoders import exec as exec_adapter
@@ -67,6 +68,18 @@ def disagreements(spec: str, data: list[bytes]) -> dict[str, list[str]]:
                            if not o.ok or any(o.view(v) != REF.decode(x).view(v)
                                               for v in o.shows)]
         return out
+    finally:
+        for d in decs:
+            d.close()
+
+
+def calls_agree(spec: str, count: int = 20) -> None:
+    """Each decoder of ``spec`` answers history and placed requests as it answers the
+    input alone (tests/decoders/test_exec_calls.py), on ``count`` of the inputs."""
+    decs = resolve(spec)
+    try:
+        assert all(d.run_after([b"\xff"], b"a") is not None for d in decs if not d.incremental)
+        check_calls(decs, inputs()[:count])
     finally:
         for d in decs:
             d.close()
@@ -150,7 +163,8 @@ def test_utf8fuzz_fuzz_finds_and_saves_an_exec_clients_divergence(tmp_path: Path
 def test_js_client_agrees_with_the_reference() -> None:
     got = disagreements("exec:" + quote(NODE or "node", EXAMPLES / "js" / "client.js"),
                         inputs())
-    assert set(got) == {"exec:node-textdecoder:strict", "exec:node-textdecoder:replace"}
+    assert set(got) == {"exec:node-textdecoder:strict", "exec:node-textdecoder:replace",
+                        "exec:node-textdecoder:validate", "exec:node-textdecoder:validate:stream"}
     assert got == {name: [] for name in got}
 
 
@@ -162,6 +176,7 @@ def test_rust_client_agrees_with_the_reference(tmp_path: Path) -> None:
     got = disagreements("exec:" + quote(exe), inputs())
     assert set(got) == {"exec:rust-std:strict", "exec:rust-std:replace"}
     assert got == {name: [] for name in got}
+    calls_agree("exec:" + quote(exe))
 
 
 @pytest.mark.skipif(JAVAC is None or JAVA is None, reason="javac or java is not on PATH")
@@ -181,6 +196,7 @@ def test_java_client_agrees_with_the_reference_but_on_encoded_surrogates(
         assert where, name
         assert all(surrogate.search(x) for x in where), (name, where)
     assert "ed a0 80" in got["exec:java-charsetdecoder:strict"]
+    calls_agree(spec)
 
 
 @pytest.mark.skipif(GO is None, reason="go is not on PATH (make setup installs golang-go)")
@@ -202,6 +218,7 @@ def test_go_client_cuts_errors_per_byte(tmp_path: Path) -> None:
     finally:
         for d in decs:
             d.close()
+    calls_agree("exec:" + quote(exe) + "@unicode/per-byte")
 
 
 # -- the worked example of docs/protocol.md is what the C client says ----------------

@@ -110,6 +110,19 @@ def test_a_decoder_that_kills_its_process_gives_a_crash_and_a_new_worker(
     assert dec.decode(b"die").status == "crash" and dec.decode(b"z").ok
 
 
+def test_a_dying_workers_stderr_is_escaped_in_the_crash_detail(isolated):
+    # its last line of stderr (an ANSI colour, U+202E, a Cyrillic look-alike) is in
+    # the detail of the crash, as printable ASCII: once for a worker that dies on an
+    # input, once for one that dies as it starts (the worker cannot run)
+    died = isolated(f"{M}:dies_shouting").decode_many([b"x", b"die"])[1]
+    unstarted = isolated("tests.decoders.dies_in_worker:decode").decode(b"x")
+    for o in (died, unstarted):
+        assert o.status == "crash" and "exited with status 3" in o.detail, o.detail
+        assert o.detail.isascii() and o.detail.isprintable(), o.detail
+        assert "\\u0430dmin" in o.detail
+    assert "cannot run: " in unstarted.detail
+
+
 def test_a_decoder_that_hangs_gives_a_timeout(isolated):
     dec = isolated(f"{M}:hangs+timeout=0.5")
     outs = dec.decode_many([b"a", b"hang", b"b"])

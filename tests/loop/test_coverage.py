@@ -249,3 +249,16 @@ def test_large_boundary_keys_are_the_same_from_every_walk():
         assert keys[0] == keys[1] == keys[2]
         assert list(covs["c"]._ids) == list(covs["python"]._ids)  # the same counters
         assert sum(k[1] in ("lblock", "lnear", "lend") for k in keys[0]) > 20
+
+
+def test_feed_walk_says_when_a_feature_is_new():
+    # what makes an input novel for the slow decoders (engine/screening.py, SlowShare)
+    cov = TableCoverage(bytearray(4096))
+    w = walker(get_profile("unicode"))
+    assert cov.feed_walk("unicode", w(b"A\xc3\xa9"))
+    assert not cov.feed_walk("unicode", w(b"A\xc3\xa9"))
+    assert not cov.feed_walk("unicode", w(b"B\xc3\xa8"))  # the same rows and shapes
+    assert cov.feed_walk("unicode", w(b"A\xed\xa0\x80"))  # a surrogate: new
+    long = b"a" * 200
+    assert cov.feed_walk("unicode", w(long))  # long keys: new
+    assert not cov.feed_walk("unicode", w(long))

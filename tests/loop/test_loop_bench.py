@@ -68,7 +68,7 @@ def test_bench_output_shape(capsys, monkeypatch) -> None:  # type: ignore[no-unt
     assert " cores, Python " in lines[2]
     assert lines[3].startswith("current: ")
     assert " decoders + " in lines[4] and "entries added:" in lines[4]
-    assert lines[5].startswith("  exec/s (CPU): ")
+    assert lines[5].startswith("  exec/s (CPU): ") and "; MB/s (CPU): " in lines[5]
     assert lines[6].startswith("  long: exec/s (CPU): ") and "; MB/s (CPU): " in lines[6]
     assert lines[7].startswith("  long: peak RSS growth over the measured inputs (KiB): +")
     assert lines[8].startswith("  long: RSS after the warm-up, each quarter, the end (MiB): ")
@@ -80,3 +80,5 @@ def test_bench_json_without_the_long_stream() -> None:
     r = loop_bench.bench(inputs=4, warmup=2, runs=1, long_inputs=0, root=ROOT)
     assert "long_stream" not in r and "long" not in r["trees"]["current"]
     assert len(r["trees"]["current"]["runs"]) == 1
+    cur = r["trees"]["current"]
+    assert len(cur["bytes_per_s_runs"]) == 1 and cur["bytes_per_s"] > 0

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from utf8fuzz.engine import boundaries, corpus
-from utf8fuzz.loop import run
+from utf8fuzz.loop import seeds as seeding
+from utf8fuzz.loop.state import Work
 
 
 def test_a_seed_over_the_limit_is_skipped_with_a_note_and_not_read(
@@ -27,7 +28,7 @@ def test_a_seed_over_the_limit_is_skipped_with_a_note_and_not_read(
 
     tracemalloc.start()
     try:
-        got = run.seeds(tmp_path)
+        got = seeding.seeds(tmp_path)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -47,14 +48,14 @@ def test_a_seed_over_the_limit_is_skipped_with_a_note_and_not_read(
 
 def test_a_corpus_without_seeds_replays_the_packaged_boundary_seeds(tmp_path: Path) -> None:
     packaged = [data for _, data in sorted(boundaries.seed_files().items())]
-    assert run.seeds(tmp_path / "new") == packaged  # no directory at all yet
+    assert seeding.seeds(tmp_path / "new") == packaged  # no directory at all yet
     (tmp_path / "inputs").mkdir()
     (tmp_path / "inputs" / "1234567890abcdef.bin").write_bytes(b"\xed\xa0\x80")
     (tmp_path / "seeds").mkdir()
     (tmp_path / "seeds" / "README.md").write_text("not a seed")
-    assert run.seeds(tmp_path) == [*packaged, b"\xed\xa0\x80"]
+    assert seeding.seeds(tmp_path) == [*packaged, b"\xed\xa0\x80"]
     (tmp_path / "seeds" / "mine").write_bytes(b"\xc0\x80")
-    assert run.seeds(tmp_path) == [b"\xc0\x80", b"\xed\xa0\x80"]  # the user's own alone
+    assert seeding.seeds(tmp_path) == [b"\xc0\x80", b"\xed\xa0\x80"]  # the user's own alone
 
 
 def _read(dirs: list[Path]) -> list[bytes]:
@@ -63,16 +64,16 @@ def _read(dirs: list[Path]) -> list[bytes]:
 
 def test_libfuzzer_is_given_the_packaged_boundary_seeds_where_the_corpus_has_none(
         tmp_path: Path) -> None:
-    corpus_dir, work = tmp_path / "corpus", run.Work(tmp_path / "work")
+    corpus_dir, work = tmp_path / "corpus", Work(tmp_path / "work")
     corpus_dir.mkdir()
     work.make()
     packaged = sorted(boundaries.seed_files().values())
-    assert _read(run._seed_dirs(corpus_dir, work, set())) == packaged
-    assert _read(run._seed_dirs(corpus_dir, work, set())) == packaged  # again, as restarted
+    assert _read(seeding.seed_dirs(corpus_dir, work, set())) == packaged
+    assert _read(seeding.seed_dirs(corpus_dir, work, set())) == packaged  # again, as restarted
     # an input that ends a process is left out of them too
     killer = packaged[0]
-    assert _read(run._seed_dirs(corpus_dir, work, {killer})) == [
+    assert _read(seeding.seed_dirs(corpus_dir, work, {killer})) == [
         x for x in packaged if x != killer]
     (corpus_dir / "seeds").mkdir()
     (corpus_dir / "seeds" / "mine").write_bytes(b"\xc0\x80")
-    assert _read(run._seed_dirs(corpus_dir, work, set())) == [b"\xc0\x80"]
+    assert _read(seeding.seed_dirs(corpus_dir, work, set())) == [b"\xc0\x80"]

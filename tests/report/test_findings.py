@@ -229,6 +229,16 @@ def test_an_entry_shows_its_finding_and_a_streaming_decoders_chunks(tmp_path: Pa
      "loses the byte after each error"),
     ("split:4-byte-sequence", "F2 90 80 80", ("unicode", "maximal-subpart"),
      "fed in chunks, differs where a chunk boundary splits a 4 byte sequence"),
+    # points of the decoder model (triage/explain.py: Point)
+    ("accepts:non-shortest-form", "C1 [80-BF]", ("mutf8", "maximal-subpart"),
+     "accepts non-shortest forms of every length, as the value their bits spell"),
+    ("profile:latin1", "C3 A9", ("unicode", "maximal-subpart"),
+     "decodes every byte as the character of its value (Latin-1): no UTF-8"),
+    ("renders-errors-as:U+FFFD-per-byte", "ED A0", ("mutf8", "maximal-subpart"),
+     "writes one U+FFFD for each ill-formed byte in its replace text, where its errors are "
+     "cut as it claims"),
+    ("checked-when-complete+continuations-unchecked", "E0 41 42", ("mutf8", "maximal-subpart"),
+     "takes the bytes a lead announces unchecked and checks the sequence once complete"),
 ])
 def test_a_finding_is_titled_by_its_rule(rule: str, pattern: str, claim: tuple[str, str],
                                          want: str) -> None:

@@ -59,9 +59,15 @@ def test_another_policy_explains_a_per_byte_cut() -> None:
 
 
 def test_another_profile_explains_a_naive_decoder() -> None:
-    # C0 80 read as U+0000 is RFC 2279's naive decoder (legacy.py, RFC 2279 section 2)
+    # C0 80 read as U+0000 is RFC 2279's naive decoder (legacy.py, RFC 2279 section 2);
+    # the smaller move, the claimed table with 2-byte non-shortest forms added, is
+    # tried first (unchecked here: the first rule that reproduces the input)
     x = why(planted_c080(), bytes.fromhex("41 C0 80"))
-    assert x.rule == "profile:legacy/maximal-subpart" and x.severity == "non-conformance"
+    assert x.rule == "accepts:non-shortest-form:2-byte" and x.severity == "non-conformance"
+    data = bytes.fromhex("41 F8 88 80 80 80")  # a 5-byte form: no one-feature move
+    x = explain(data, partial(data, replace=(0x41, 0x200000)), "unicode", "maximal-subpart",
+                "accepts-ill-formed", "5-byte-form")
+    assert x.rule == "profile:rfc2279/maximal-subpart"
 
 
 def test_an_ignore_mode_that_substitutes() -> None:
@@ -80,8 +86,8 @@ def test_ill_formed_bytes_passed_through_as_latin1() -> None:
 
 def test_reason_rules() -> None:
     # FF at the end: no byte could complete it in any profile (illegal); E1 80 could
-    # be completed (truncated). (E0 80 called truncated is explained sooner: the
-    # naive legacy profile calls it that.)
+    # be completed (truncated). (E0 80 called truncated is explained sooner: a table
+    # with the 3-byte non-shortest forms, whose prefix it is, calls it that.)
     ff = bytes.fromhex("FF")
     x = explain(ff, partial(ff, strict=(0, 1), reason="truncated"), "unicode",
                 "maximal-subpart", "different-reason", "fe-ff")
@@ -89,7 +95,7 @@ def test_reason_rules() -> None:
     e0 = bytes.fromhex("E0 80")
     x = explain(e0, partial(e0, strict=(0, 1), reason="truncated"), "unicode",
                 "maximal-subpart", "different-reason", "non-shortest-form")
-    assert x.rule == "profile:legacy/per-byte"
+    assert x.rule == "accepts:non-shortest-form:3-byte"
     e1 = bytes.fromhex("E1 80")
     x = explain(e1, partial(e1, strict=(0, 2), reason="illegal"), "unicode",
                 "maximal-subpart", "different-reason", "truncated-3-byte-at-end")
@@ -144,8 +150,9 @@ def test_a_run_reports_its_signatures_as_findings(tmp_path: Path) -> None:
 def test_a_rule_is_believed_only_after_fresh_inputs() -> None:
     d = planted_c080()
     data = bytes.fromhex("C0 80")
-    # on C0 80 alone the naive legacy decoder does what the planted one does ...
-    assert why(d, data).rule == "profile:legacy/maximal-subpart"
+    # on C0 80 alone a table with the 2-byte non-shortest forms does what the planted
+    # decoder does ...
+    assert why(d, data).rule == "accepts:non-shortest-form:2-byte"
     # ... but not on C1 80 (legacy: U+0040 by RFC 2279's bit layout; the planted
     # decoder: CPython's error), a fresh input: refuted
     one = Differ([d])

@@ -54,6 +54,7 @@ CASES = [
     _case("LosesSplitSequence", INCREMENTAL),
     _case("ErrorForSplitSequence", INCREMENTAL),
     _case("overlong2_and_per_byte", CODEC),
+    _case("surrogates_and_two_fffd", CODEC),
     _case("cesu8_like_trio", CODEC,
           "4 findings for 3 bugs: its text at a cut-short end is named by class at "
           "each sequence length (3), beside accepts-ill-formed/surrogate; C0 80 unseen"),

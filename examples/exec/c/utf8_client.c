@@ -7,10 +7,14 @@
  *   utf8fuzz diff --decoder exec:'./utf8_client --stream' "F2 90 80 80 41"
  *
  * It offers the three modes (strict, replace, validate) and names error reasons.
+ * It answers history requests (hello flag 64: inputs decoded before the input, by
+ * the same decoder, their answers dropped) and placed requests (flag 128: the input
+ * decoded as offset and length in a larger buffer of guard bytes).
  * With --stream it also streams (hello flag 32): a stream request's input comes as
  * chunks, which it decodes as a streaming decoder does, holding back a sequence cut
  * off at the end of a chunk until the next one (or the end of the input) completes
- * it. (Opt-in: a client that says flag 32 gets a second decoder per mode.) Requests are
+ * it. (Opt-in: a client that says flag 32 gets a second decoder per mode.) With
+ * --stream-validate only its validator streams (flag 256). Requests are
  * read in whatever chunks the pipe gives, every whole request in a chunk is
  * answered, and the answers go out in one write before the next read: the
  * harness may pipeline many requests, and the client never waits for input while
@@ -28,8 +32,10 @@ enum { DECODED = 0, REJECTED = 1 };
 enum { WELL_FORMED = 0, ILL_FORMED = 1 }; /* the status of a validate-mode reply */
 enum { ILLEGAL = 1, TRUNCATED = 2 };
 enum { FLAG_STRICT = 1, FLAG_REPLACE = 2, FLAG_REASONS = 4, FLAG_VALIDATE = 8,
-       FLAG_STREAM = 32 };
-enum { STREAM = 0x80 }; /* or'ed into a request's mode: its input comes in chunks */
+       FLAG_STREAM = 32, FLAG_HISTORY = 64, FLAG_PLACED = 128, FLAG_STREAM_VALIDATE = 256 };
+/* Or'ed into a request's mode (at most one): its input comes in chunks, after a
+ * history, or placed in a larger buffer. */
+enum { STREAM = 0x80, HISTORY = 0x40, PLACED = 0x20, MODE_MASK = 0x1F };
 
 typedef struct {
     uint8_t *p;
@@ -253,21 +259,51 @@ static void write_all(const uint8_t *p, size_t n) {
     }
 }
 
+/* The reply to a history request: k inputs of the given lengths at s, each decoded
+ * and its reply dropped, then the input, s[sum, n). The decoder keeps no state
+ * between calls, so nothing is reset: what a history request asks. */
+static void answer_history(buf_t *out, buf_t *scratch, uint32_t id, uint8_t mode,
+                           const uint8_t *lens, uint32_t k, const uint8_t *s, size_t n) {
+    size_t at = 0;
+    for (uint32_t c = 0; c < k; c++) {
+        size_t len = get32(lens + 4 * (size_t)c);
+        answer(scratch, 0, mode, s + at, len);
+        scratch->len = 0;
+        at += len;
+    }
+    answer(out, id, mode, s + at, n - at);
+}
+
+/* The reply to a placed request: the input decoded as the n bytes at `offset` of a
+ * buffer of `total` bytes, the others all `guard`. */
+static void answer_placed(buf_t *out, uint32_t id, uint8_t mode, size_t offset, size_t total,
+                          uint8_t guard, const uint8_t *s, size_t n) {
+    uint8_t *all = malloc(total ? total : 1);
+    if (!all) die("out of memory");
+    memset(all, guard, total);
+    memcpy(all + offset, s, n);
+    answer(out, id, mode, all + offset, n);
+    free(all);
+}
+
 int main(int argc, char **argv) {
     int streams = argc == 2 && strcmp(argv[1], "--stream") == 0;
-    if (argc > 1 && !streams) die("usage: utf8_client [--stream]");
+    int validator_streams = streams || (argc == 2 && strcmp(argv[1], "--stream-validate") == 0);
+    if (argc > 1 && !validator_streams) die("usage: utf8_client [--stream | --stream-validate]");
     static const char name[] = "c-maximal-subpart";
     static const char about[] = "examples/exec/c/utf8_client.c";
-    buf_t in = {0}, out = {0};
+    buf_t in = {0}, out = {0}, scratch = {0};
     reserve(&out, 64);
     put32(&out, (uint32_t)(10 + sizeof name - 1 + sizeof about - 1));
     memcpy(out.p + out.len, "U8FZ", 4);
     out.len += 4;
     put8(&out, 1); /* version, u16 */
     put8(&out, 0);
-    put8(&out, (uint8_t)(FLAG_STRICT | FLAG_REPLACE | FLAG_REASONS | FLAG_VALIDATE |
-                         (streams ? FLAG_STREAM : 0)));
-    put8(&out, 0);
+    unsigned flags = FLAG_STRICT | FLAG_REPLACE | FLAG_REASONS | FLAG_VALIDATE | FLAG_HISTORY |
+                     FLAG_PLACED | (streams ? FLAG_STREAM : 0) |
+                     (validator_streams ? FLAG_STREAM_VALIDATE : 0);
+    put8(&out, (uint8_t)flags); /* flags, u16 */
+    put8(&out, (uint8_t)(flags >> 8));
     put8(&out, (uint8_t)(sizeof name - 1)); /* name length, u16 */
     put8(&out, 0);
     memcpy(out.p + out.len, name, sizeof name - 1);
@@ -295,11 +331,30 @@ int main(int argc, char **argv) {
             }
             if (len < 5) die("a request shorter than its id and mode");
             const uint8_t *req = in.p + pos + 4;
-            uint8_t mode = req[4] & (uint8_t)~STREAM;
+            uint8_t mode = req[4] & MODE_MASK, kind = req[4] & (uint8_t)~MODE_MASK;
             if (mode != MODE_STRICT && mode != MODE_REPLACE && mode != MODE_VALIDATE)
                 die("unknown mode");
-            if ((req[4] & STREAM) && !streams) die("a stream request without flag 32");
-            if (req[4] & STREAM) {
+            if (kind != 0 && kind != STREAM && kind != HISTORY && kind != PLACED)
+                die("a request of two kinds");
+            if (kind == STREAM && !streams && !(validator_streams && mode == MODE_VALIDATE))
+                die("a stream request without flag 32 (or 256 in validate mode)");
+            if (kind == HISTORY) {
+                /* u32 K, K u32 lengths, the K history inputs, then the input */
+                if (len < 9) die("a history request without its count");
+                uint32_t k = get32(req + 5);
+                if ((len - 9) / 4 < k) die("a history request shorter than its table");
+                const uint8_t *lens = req + 9, *s = lens + 4 * (size_t)k;
+                size_t n = len - 9 - 4 * (size_t)k, sum = 0;
+                for (uint32_t c = 0; c < k; c++) sum += get32(lens + 4 * (size_t)c);
+                if (sum > n) die("a history request shorter than its history");
+                answer_history(&out, &scratch, get32(req), mode, lens, k, s, n);
+            } else if (kind == PLACED) {
+                /* u32 offset, u32 total, u8 guard, then the input */
+                if (len < 14) die("a placed request without its placement");
+                size_t offset = get32(req + 5), total = get32(req + 9), n = len - 14;
+                if (offset > total || total - offset < n) die("an input outside its buffer");
+                answer_placed(&out, get32(req), mode, offset, total, req[13], req + 14, n);
+            } else if (kind == STREAM) {
                 /* u32 K, K u32 chunk lengths, then the input */
                 if (len < 9) die("a stream request without its chunk count");
                 uint32_t k = get32(req + 5);

@@ -9,6 +9,10 @@
 // (E1 80 followed by 41 is one error for maximal subparts, two for Go): the
 // per-byte policy, which is what this client claims. An error whose bytes to the
 // end of the input begin a sequence (utf8.FullRune is false) is truncated.
+//
+// It answers history requests (hello flag 64: each history input decoded and its
+// answer dropped, then the input; unicode/utf8 keeps no state) and placed requests
+// (flag 128: the input decoded as a slice of a larger buffer of guard bytes).
 package main
 
 import (
@@ -27,6 +31,10 @@ const (
 	failed      = 2
 	illegal     = 1
 	truncated   = 2
+	// or'ed into a request's mode: its input comes after a history, or placed
+	history  = 0x40
+	placed   = 0x20
+	modeMask = 0x1F
 )
 
 type decodeError struct{ start, end, reason uint32 }
@@ -93,13 +101,66 @@ func frame(w *bufio.Writer, payload []byte) error {
 	return err
 }
 
+func die(what string) {
+	os.Stderr.WriteString("utf8_client_go: " + what + "\n")
+	os.Exit(2)
+}
+
+// answer is the reply to one request payload: u32 id, u8 mode (maybe with
+// history or placed), then what that kind of request carries.
+func answer(req []byte) []byte {
+	id, code, body := binary.LittleEndian.Uint32(req), req[4], req[5:]
+	mode := code & modeMask
+	switch code &^ modeMask {
+	case 0:
+		return reply(id, mode, body)
+	case history: // u32 K, K u32 lengths, the K history inputs, then the input
+		if len(body) < 4 {
+			die("a history request without its count")
+		}
+		k := uint64(binary.LittleEndian.Uint32(body))
+		if uint64(len(body)-4)/4 < k {
+			die("a history request shorter than its table")
+		}
+		at := 4 + 4*k
+		for c := uint64(0); c < k; c++ {
+			n := uint64(binary.LittleEndian.Uint32(body[4+4*c:]))
+			if uint64(len(body))-at < n {
+				die("a history request shorter than its history")
+			}
+			reply(0, mode, body[at:at+n])
+			at += n
+		}
+		return reply(id, mode, body[at:])
+	case placed: // u32 offset, u32 total, u8 guard, then the input
+		if len(body) < 9 {
+			die("a placed request without its placement")
+		}
+		offset := uint64(binary.LittleEndian.Uint32(body))
+		total := uint64(binary.LittleEndian.Uint32(body[4:]))
+		guard, data := body[8], body[9:]
+		if offset > total || total-offset < uint64(len(data)) {
+			die("an input outside its buffer")
+		}
+		buf := make([]byte, total)
+		for i := range buf {
+			buf[i] = guard
+		}
+		copy(buf[offset:], data)
+		return reply(id, mode, buf[offset:offset+uint64(len(data))])
+	}
+	die("a request of a kind its hello does not offer")
+	return nil
+}
+
 func main() {
 	in := bufio.NewReaderSize(os.Stdin, 1<<16)
 	out := bufio.NewWriterSize(os.Stdout, 1<<16)
 	name := "go-unicode-utf8"
 	hello := []byte("U8FZ")
-	hello = binary.LittleEndian.AppendUint16(hello, 1)     // protocol version
-	hello = binary.LittleEndian.AppendUint16(hello, 1|2|4) // strict, replace, reasons
+	hello = binary.LittleEndian.AppendUint16(hello, 1) // protocol version
+	// strict, replace, reasons, history, placed
+	hello = binary.LittleEndian.AppendUint16(hello, 1|2|4|64|128)
 	hello = binary.LittleEndian.AppendUint16(hello, uint16(len(name)))
 	hello = append(append(hello, name...), "examples/exec/go/main.go"...)
 	if frame(out, hello) != nil || out.Flush() != nil {
@@ -119,7 +180,7 @@ func main() {
 		if _, err := io.ReadFull(in, req); err != nil {
 			return
 		}
-		if frame(out, reply(binary.LittleEndian.Uint32(req), req[4], req[5:])) != nil {
+		if frame(out, answer(req)) != nil {
 			return
 		}
 		// answer before blocking on the next read: the harness pipelines, and a

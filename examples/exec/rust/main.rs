@@ -9,6 +9,11 @@
 //! ends inside a sequence, which is a truncation). Replace mode's text is
 //! `String::from_utf8_lossy`, and its error records are the same `Utf8Error`s,
 //! taken one after another over the rest of the input.
+//!
+//! It answers history requests (hello flag 64: each history input decoded and its
+//! answer dropped, then the input; `String::from_utf8` keeps no state) and placed
+//! requests (flag 128: the input decoded as a slice of a larger buffer of guard
+//! bytes).
 
 use std::io::{self, Read, Write};
 
@@ -19,6 +24,10 @@ const REJECTED: u8 = 1;
 const FAILED: u8 = 2;
 const ILLEGAL: u32 = 1;
 const TRUNCATED: u32 = 2;
+/// Or'ed into a request's mode: its input comes after a history, or placed.
+const HISTORY: u8 = 0x40;
+const PLACED: u8 = 0x20;
+const MODE_MASK: u8 = 0x1F;
 
 fn put32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
@@ -90,6 +99,50 @@ fn reply(id: u32, mode: u8, data: &[u8]) -> Vec<u8> {
     out
 }
 
+fn get32(b: &[u8], at: usize) -> usize {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize
+}
+
+fn die(what: &str) -> ! {
+    eprintln!("utf8_client_rs: {what}");
+    std::process::exit(2);
+}
+
+/// The reply to one request payload: u32 id, u8 mode (maybe with HISTORY or
+/// PLACED), then what that kind of request carries.
+fn answer(req: &[u8]) -> Vec<u8> {
+    let id = get32(req, 0) as u32;
+    let (code, body) = (req[4], &req[5..]);
+    let mode = code & MODE_MASK;
+    match code & !MODE_MASK {
+        0 => reply(id, mode, body),
+        HISTORY => {
+            // u32 K, K u32 lengths, the K history inputs, then the input
+            if body.len() < 4 { die("a history request without its count"); }
+            let k = get32(body, 0);
+            if (body.len() - 4) / 4 < k { die("a history request shorter than its table"); }
+            let mut at = 4 + 4 * k;
+            for c in 0..k {
+                let n = get32(body, 4 + 4 * c);
+                if body.len() - at < n { die("a history request shorter than its history"); }
+                reply(0, mode, &body[at..at + n]);
+                at += n;
+            }
+            reply(id, mode, &body[at..])
+        }
+        PLACED => {
+            // u32 offset, u32 total, u8 guard, then the input
+            if body.len() < 9 { die("a placed request without its placement"); }
+            let (offset, total, guard, data) = (get32(body, 0), get32(body, 4), body[8], &body[9..]);
+            if offset > total || total - offset < data.len() { die("an input outside its buffer"); }
+            let mut buf = vec![guard; total];
+            buf[offset..offset + data.len()].copy_from_slice(data);
+            reply(id, mode, &buf[offset..offset + data.len()])
+        }
+        _ => die("a request of a kind its hello does not offer"),
+    }
+}
+
 fn frame(out: &mut Vec<u8>, payload: &[u8]) {
     put32(out, payload.len() as u32);
     out.extend_from_slice(payload);
@@ -106,7 +159,8 @@ fn main() {
     let mut hello = Vec::new();
     hello.extend_from_slice(b"U8FZ");
     hello.extend_from_slice(&1u16.to_le_bytes()); // protocol version
-    hello.extend_from_slice(&(1u16 | 2 | 4).to_le_bytes()); // strict, replace, reasons
+    // strict, replace, reasons, history, placed
+    hello.extend_from_slice(&(1u16 | 2 | 4 | 64 | 128).to_le_bytes());
     hello.extend_from_slice(&(name.len() as u16).to_le_bytes());
     hello.extend_from_slice(name);
     hello.extend_from_slice(about.as_bytes());
@@ -139,9 +193,7 @@ fn main() {
                 eprintln!("utf8_client_rs: a request shorter than its id and mode");
                 std::process::exit(2);
             }
-            let req = &pending[pos + 4..pos + 4 + len];
-            let id = u32::from_le_bytes(req[0..4].try_into().unwrap());
-            let r = reply(id, req[4], &req[5..]);
+            let r = answer(&pending[pos + 4..pos + 4 + len]);
             frame(&mut out, &r);
             pos += 4 + len;
         }

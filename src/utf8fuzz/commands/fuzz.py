@@ -45,7 +45,7 @@ from utf8fuzz.commands._common import add_decoder_arguments, select_decoders
 from utf8fuzz.errors import UsageError
 
 if TYPE_CHECKING:
-    from utf8fuzz.loop.run import Progress
+    from utf8fuzz.loop.state import Progress
     from utf8fuzz.triage.known import Known
 
 HELP = "fuzz decoders against the references; save minimized divergences to the corpus"
@@ -134,7 +134,10 @@ def _json_error(message: str, status: int) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from utf8fuzz.engine.corpus import entries_dir, inputs_dir
-    from utf8fuzz.loop.run import Progress, atheris_available, fuzz, sigint_ignored, summary
+    from utf8fuzz.loop.libfuzzer import atheris_available
+    from utf8fuzz.loop.run import fuzz, sigint_ignored
+    from utf8fuzz.loop.state import Progress
+    from utf8fuzz.loop.summary import summary
     from utf8fuzz.triage import known as known_mod
 
     if args.time <= 0:
@@ -218,7 +221,7 @@ def _report(corpus: Path, out: Path, result: dict[str, Any]) -> str | None:
 
 def _progress_line(progress: Progress, known: Known | None = None) -> str:
     """The live line; signatures ``known`` accepts are counted apart from new ones."""
-    from utf8fuzz.loop.run import as_saved, split_known
+    from utf8fuzz.loop.summary import as_saved, split_known
 
     el = max(1e-9, time.monotonic() - progress.started)
     n = progress.total
@@ -289,7 +292,19 @@ def _print_summary(result: dict[str, Any]) -> None:
     t.add_row("engines", ", ".join(result["engines"]) or "none")
     t.add_row("decoders", cell(", ".join(result["decoders"])))
     t.add_row("executions", f"{result['executions']:,} in {result['seconds']} s "
-              f"({result['execs_per_sec']:,.0f}/s)")
+              f"({result['execs_per_sec']:,.0f}/s"
+              + (f", {result['mb_per_sec']:,.2f} MB/s)" if result.get("mb_per_sec") is not None
+                 else ")"))
+    seen = result.get("inputs_seen") or {}
+    if seen:
+        # by count: the decoders in the process saw every input, the slow ones a share
+        by: dict[int, list[str]] = {}
+        for k, v in sorted(seen.items()):
+            by.setdefault(v, []).append(k)
+        most = max(by)
+        t.add_row("inputs seen", cell("; ".join(
+            f"{n:,} by {len(by[n])} decoders" if n == most else f"{n:,} by {', '.join(by[n])}"
+            for n in sorted(by, reverse=True))))
     if result.get("runs") is not None:
         t.add_row("runs", f"{result['runs']:,} per engine process, seed {result['seed']}")
     if result.get("ended"):

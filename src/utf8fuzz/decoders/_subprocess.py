@@ -87,7 +87,10 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from utf8fuzz import safe
+from utf8fuzz.outcome import Outcome
 
 _LEN = struct.Struct("<I")
 
@@ -151,6 +154,38 @@ class _Sent:
 
 class WorkerUnavailable(RuntimeError):
     """The worker could not start, or said in its ready frame that it cannot run."""
+
+
+A = TypeVar("A")
+
+
+def send_outcomes(inputs: Sequence[bytes], send: Callable[[], Callable[[], Sequence[A]]],
+                  read: Callable[[Sequence[A]], list[Outcome]], *, name: str,
+                  provenance: Callable[[], dict[str, str]]) -> Callable[[], list[Outcome]]:
+    """The ``send_many`` of a decoder whose worker answers ``inputs``: ``send()``
+    writes the requests now and returns the call that reads the answers; the call
+    returned here gives ``read(answers)``. A worker that cannot run (WorkerUnavailable
+    from either half) makes every input a ``crash`` whose detail, ``NAME cannot run:
+    why``, is escaped: the why may quote the worker's stderr."""
+    def unavailable(e: WorkerUnavailable) -> list[Outcome]:
+        detail = safe.text(f"{name} cannot run: {e}", 300)
+        prov = provenance()
+        return [Outcome.failure(len(d), "crash", detail, prov) for d in inputs]
+
+    try:
+        answers = send()
+    except WorkerUnavailable as e:
+        outs = unavailable(e)
+        return lambda: outs
+
+    def outcomes() -> list[Outcome]:
+        try:
+            got = answers()
+        except WorkerUnavailable as e:
+            return unavailable(e)
+        return read(got)
+
+    return outcomes
 
 
 def frame(payload: bytes) -> bytes:
@@ -764,9 +799,8 @@ class Worker:
             what = f"exited with status {code}"
         raw = bytes(self._err)
         tail = raw[-300:].decode("utf-8", "backslashreplace").strip()
-        # stderr may echo hostile input: keep it printable and short.
-        tail = "".join(c if c.isprintable() else "?" for c in tail.splitlines()[-1:][0]) \
-            if tail else ""
+        # stderr may echo hostile input: its last line, through the one escaping function
+        tail = safe.text(tail.splitlines()[-1], 300) if tail else ""
         if code is not None and self._ran_out_of_memory(raw[-4096:]):
             limit = f"limit {self._limit_mib} MiB" if self._limit_mib else "no limit set"
             what = f"ran out of memory ({limit}): {what}"

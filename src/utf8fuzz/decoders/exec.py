@@ -29,6 +29,15 @@ for each mode: the same views, its input sent as the chunks of
 set, then the chunk lengths, then the bytes), which the client feeds to its
 streaming decoder with ``final`` false, then ends. It is ``incremental``, and its
 one-shot sibling (same ``family``, ``exec:NAME:MODE``) is the mode's plain decoder.
+A client whose validator alone streams (flag 256) gives ``exec:NAME:validate:stream``
+so (per-chunk validation, then the end check).
+
+Calls, not bytes. A client with hello flag 64 answers history requests
+(:meth:`ExecDecoder.run_after`: inputs decoded first by the same decoder object,
+not reset, their answers dropped); one with flag 128 placed requests
+(:meth:`ExecDecoder.run_placed`: the input decoded as a view into a larger buffer
+of guard bytes). Either answers for the input alone, judged as a plain reply to it;
+a client without the flag is never sent one (the methods return None).
 
 ``NAME`` is the name in the hello, reduced to ``[A-Za-z0-9._-]`` (two
 clients compared side by side must say different names); the claim as written
@@ -88,6 +97,7 @@ from utf8fuzz.decoders._subprocess import (
     Failure,
     Worker,
     WorkerUnavailable,
+    send_outcomes,
 )
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.chunks import cuts
@@ -109,9 +119,19 @@ MODES = dict(zip(EXEC_MODES, (MODE_STRICT, MODE_REPLACE, MODE_VALIDATE), strict=
 FLAG_STRICT, FLAG_REPLACE, FLAG_REASONS, FLAG_VALIDATE, FLAG_TEXT_ONLY = 1, 2, 4, 8, 16
 #: Hello flag: the client answers stream requests (docs/protocol.md, "Stream mode").
 FLAG_STREAM = 32
-#: Or'ed into a request's mode byte: a stream request (u32 K, K u32 chunk lengths,
-#: then the input bytes), sent only to a client whose hello has FLAG_STREAM.
-STREAM = 0x80
+#: Hello flags: the client answers history requests, placed requests, and stream
+#: requests in validate mode (its validator streams; implied by FLAG_STREAM).
+FLAG_HISTORY, FLAG_PLACED, FLAG_STREAM_VALIDATE = 64, 128, 256
+#: Or'ed into a request's mode byte (at most one of them), each sent only to a
+#: client whose hello has its flag: a stream request (u32 K, K u32 chunk lengths,
+#: then the input bytes); a history request (u32 K, K u32 lengths, the K history
+#: inputs, then the input); a placed request (u32 offset, u32 total, u8 guard,
+#: then the input).
+STREAM, HISTORY, PLACED = 0x80, 0x40, 0x20
+#: The mode in a request's mode byte.
+MODE_MASK = 0x1F
+#: A placed request's buffer is at most this much larger than its input.
+PLACED_SLACK = 1 << 20
 MODE_FLAGS = {"strict": FLAG_STRICT, "replace": FLAG_REPLACE, "validate": FLAG_VALIDATE}
 #: Reply statuses (the u8 after the id). A validate-mode reply says WELL_FORMED
 #: (0) or ILL_FORMED (1) with nothing after it.
@@ -134,6 +154,7 @@ _HELLO = struct.Struct("<4sHHH")  # magic, version, flags, name length
 _REQ = struct.Struct("<IB")  # id, mode | id, status
 _DECODED = struct.Struct("<IBII")  # id, status, code points, errors
 _REJECTED = struct.Struct("<IBIII")  # id, status, start, end, reason
+_PLACED = struct.Struct("<IIB")  # offset, total, guard
 
 
 def _unknown(msg: str) -> Exception:
@@ -171,6 +192,19 @@ class Hello:
     def streams(self) -> bool:
         return bool(self.flags & FLAG_STREAM)
 
+    def streams_mode(self, mode: str) -> bool:
+        """Whether ``mode`` answers stream requests: every mode with flag 32, validate
+        mode also with flag 256 (a streaming validator)."""
+        return self.streams or (mode == "validate" and bool(self.flags & FLAG_STREAM_VALIDATE))
+
+    @property
+    def history(self) -> bool:
+        return bool(self.flags & FLAG_HISTORY)
+
+    @property
+    def placed(self) -> bool:
+        return bool(self.flags & FLAG_PLACED)
+
 
 def parse_hello(body: bytes) -> Hello:
     """The hello in ``body``; WorkerUnavailable saying what is wrong with it."""
@@ -187,6 +221,9 @@ def parse_hello(body: bytes) -> Hello:
     if not flags & (FLAG_STRICT | FLAG_REPLACE | FLAG_VALIDATE):
         raise WorkerUnavailable("its hello offers no mode (flag 1 strict, 2 replace, "
                                 "8 validate)")
+    if flags & FLAG_STREAM_VALIDATE and not flags & FLAG_VALIDATE:
+        raise WorkerUnavailable("its hello says its validator streams (flag 256) but "
+                                "offers no validate mode (flag 8)")
     raw = body[_HELLO.size : _HELLO.size + n].decode("utf-8", "replace")
     # a name is part of decoder names, signatures and file names: a safe subset
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", raw).strip("-")[:64]
@@ -207,6 +244,25 @@ def _info(text: str, about: str) -> dict[str, str]:
         return {safe.text(k, 40): safe.text(v, 200)
                 for k, v in list(obj.items())[:INFO_KEYS] if v}
     return {"about": about} if about else {}
+
+
+def input_length(request: bytes) -> int:
+    """The length of the input a request payload carries: what follows its mode
+    byte, less a stream request's chunk table, a history request's history (and its
+    table), a placed request's placement."""
+    code, n = request[4], len(request) - _REQ.size
+    if not code & ~MODE_MASK:  # a plain request, nearly every one
+        return n
+    if code & (STREAM | HISTORY):
+        k: int = _U32.unpack_from(request, _REQ.size)[0]
+        n -= 4 + 4 * k
+        if code & HISTORY:
+            lengths: tuple[int, ...] = struct.unpack_from(f"<{k}I", request, _REQ.size + 4)
+            n -= sum(lengths)
+        return n
+    if code & PLACED:
+        return n - _PLACED.size
+    return n
 
 
 def reply_limit(n: int) -> int:
@@ -240,21 +296,22 @@ class Reply(bytes):
 
 
 def parse_reply(body: bytes, request: bytes, reasons: bool,
-                text_only: bool = False) -> Parsed | str:
+                text_only: bool = False, n: int | None = None) -> Parsed | str:
     """What ``body`` says as the reply to ``request`` (id, mode, input), or why it
     cannot be that reply (a ``str``; a :class:`BadOutcome` when it is a reply, but
     no outcome of this input): every rule of docs/protocol.md, "Replies".
-    ``reasons`` and ``text_only``: the client's hello flags 4 and 16."""
+    ``reasons`` and ``text_only``: the client's hello flags 4 and 16; ``n``: the
+    request's :func:`input_length`, when the caller has it."""
     if len(body) < _REQ.size:
         return f"{len(body)} bytes, less than an id and a status"
     rid, mode = _REQ.unpack_from(request)
     got, status = _REQ.unpack_from(body)
     if got != rid:
         return f"id {got}, expected {rid}"
-    n = len(request) - _REQ.size
-    if mode & STREAM:  # the chunk table is not input
-        mode &= ~STREAM
-        n -= 4 + 4 * _U32.unpack_from(request, _REQ.size)[0]
+    # a reply is its input's alone: not the chunk table's, the history's, the buffer's
+    if n is None:
+        n = input_length(request)
+    mode &= MODE_MASK
     if status == FAILED:
         return status, (), (), None, body[_REQ.size:].decode("utf-8", "replace")
     if mode == MODE_VALIDATE:
@@ -381,7 +438,8 @@ class ExecWorker(Worker):
             while len(buf) - pos >= 4 and len(answers) < most:
                 (n,) = _U32.unpack_from(buf, pos)
                 request = payloads[len(answers)] if payloads else None
-                limit = HELLO_MAX if request is None else reply_limit(len(request) - _REQ.size)
+                size = 0 if request is None else input_length(request)
+                limit = HELLO_MAX if request is None else reply_limit(size)
                 if n > limit and request is None:
                     answers.append(self._garbage(f"a frame of {n} bytes (at most {limit})",
                                                  "hello"))
@@ -396,7 +454,7 @@ class ExecWorker(Worker):
                 body = Reply(buf[pos + 4 : pos + 4 + n])
                 pos += 4 + n
                 if request is not None:
-                    parsed = parse_reply(body, request, reasons, text_only)
+                    parsed = parse_reply(body, request, reasons, text_only, size)
                     if isinstance(parsed, str) and not isinstance(parsed, BadOutcome):
                         answers.append(self._garbage(parsed))
                         return True
@@ -434,16 +492,34 @@ class ExecProcess:
         assert self.worker.hello is not None  # set by on_ready, or start raised
         return self.worker.hello
 
+    def _first_id(self, count: int) -> int:
+        first = self._ids
+        self._ids = (first + count) & 0xFFFFFFFF
+        return first
+
     def requests(self, mode: int, inputs: Sequence[bytes]) -> list[bytes]:
         """One request payload per input, each with a fresh id; a stream request
         (``mode`` has :data:`STREAM`) carries the input's chunk table first."""
-        first = self._ids
-        self._ids = (first + len(inputs)) & 0xFFFFFFFF
+        first = self._first_id(len(inputs))
         pack = _REQ.pack
         if mode & STREAM:
             return [pack((first + k) & 0xFFFFFFFF, mode) + chunk_table(d) + d
                     for k, d in enumerate(inputs)]
         return [pack((first + k) & 0xFFFFFFFF, mode) + d for k, d in enumerate(inputs)]
+
+    def history_request(self, mode: int, history: Sequence[bytes], data: bytes) -> bytes:
+        """A history request: ``data`` decoded after each of ``history``, by one
+        decoder object not reset between them (``mode``: a plain mode)."""
+        return b"".join([_REQ.pack(self._first_id(1), mode | HISTORY),
+                         struct.pack(f"<I{len(history)}I", len(history), *map(len, history)),
+                         *history, data])
+
+    def placed_request(self, mode: int, data: bytes, offset: int, total: int,
+                       guard: int) -> bytes:
+        """A placed request: ``data`` decoded as the view of its length at ``offset``
+        in a buffer of ``total`` bytes whose other bytes are ``guard``."""
+        return (_REQ.pack(self._first_id(1), mode | PLACED)
+                + _PLACED.pack(offset, total, guard) + data)
 
     def close(self) -> None:
         self.worker.close()
@@ -506,30 +582,59 @@ class ExecDecoder(Decoder):
         """One outcome per input, in order; pipelined (see the module docstring)."""
         return self.send_many(inputs)()
 
+    def run_after(self, history: Sequence[bytes], data: bytes) -> Outcome | None:
+        """The outcome of ``data`` decoded after each of ``history`` by the same
+        decoder object, nothing reset (a history request, hello flag 64); None when
+        the client has no flag 64, cannot start, or this decoder streams."""
+        if self.incremental or not self._offers(FLAG_HISTORY):
+            return None
+        return self._alone(data, self.proc.history_request(self.code, history, data))
+
+    def run_placed(self, data: bytes, offset: int, total: int, guard: int) -> Outcome | None:
+        """The outcome of ``data`` handed over as the view of its length at ``offset``
+        in a buffer of ``total`` bytes whose other bytes are ``guard`` (a placed
+        request, hello flag 128); None when the client has no flag 128, cannot
+        start, or this decoder streams. ValueError unless ``offset + len(data) <=
+        total <= len(data) + PLACED_SLACK`` and ``guard`` is a byte."""
+        if not (offset >= 0 and offset + len(data) <= total <= len(data) + PLACED_SLACK
+                and 0 <= guard <= 0xFF):
+            raise ValueError(f"no placement of {len(data)} bytes at {offset} in {total} "
+                             f"(at most {PLACED_SLACK} more) with guard {guard}")
+        if self.incremental or not self._offers(FLAG_PLACED):
+            return None
+        return self._alone(data, self.proc.placed_request(self.code, data, offset, total,
+                                                          guard))
+
+    def _offers(self, flag: int) -> bool:
+        """Whether the client's hello has ``flag``; starts it to read the hello."""
+        hello = self.proc.worker.hello
+        if hello is None:
+            try:
+                hello = self.proc.start()
+            except WorkerUnavailable:
+                return False
+        return bool(hello.flags & flag)
+
+    def _alone(self, data: bytes, payload: bytes) -> Outcome:
+        """The outcome of one request ``payload`` that carries ``data``."""
+        def read(got: Sequence[bytes | Failure]) -> list[Outcome]:
+            return [self._outcome(data, a, self.provenance()) for a in got[:1]]
+
+        outs = send_outcomes([data], lambda: self.proc.worker.send_many([payload]), read,
+                             name=self.name, provenance=self.provenance)()
+        return outs[0]
+
     def send_many(self, inputs: Sequence[bytes]) -> Callable[[], list[Outcome]]:
         """:meth:`decode_many` in two halves (:mod:`utf8fuzz.engine.screening`): the
         requests go to the client now; the call returned waits for the outcomes."""
-        def unavailable(e: WorkerUnavailable) -> list[Outcome]:
-            detail = safe.text(f"{self.name} cannot run: {e}", 300)
-            prov = self.provenance()
-            return [Outcome.failure(len(d), "crash", detail, prov) for d in inputs]
-
-        try:
-            answers = self.proc.worker.send_many(self.proc.requests(self.code, inputs))
-        except WorkerUnavailable as e:
-            outs = unavailable(e)
-            return lambda: outs
-
-        def outcomes() -> list[Outcome]:
-            try:
-                got = answers()
-            except WorkerUnavailable as e:
-                return unavailable(e)
+        def read(got: Sequence[bytes | Failure]) -> list[Outcome]:
             prov = self.provenance()
             # after a timeout the client is sent no more: fewer answers than inputs
             return [self._outcome(d, a, prov) for d, a in zip(inputs, got, strict=False)]
 
-        return outcomes
+        return send_outcomes(
+            inputs, lambda: self.proc.worker.send_many(self.proc.requests(self.code, inputs)),
+            read, name=self.name, provenance=self.provenance)
 
     def _outcome(self, data: bytes, a: bytes | Failure, prov: dict[str, str]) -> Outcome:
         n = len(data)
@@ -591,15 +696,16 @@ def load(spec: str) -> list[Decoder]:
     versions = {"exec": shlex.join(parsed.argv)[:300], "protocol": str(VERSION)}
     decs: list[Decoder] = []
     for m in modes:
-        # a streaming client's mode is two decoders: whole inputs, and chunks
-        for stream in (False, True) if hello.streams else (False,):
+        # a streaming mode is two decoders: whole inputs, and chunks
+        streams = hello.streams_mode(m)
+        for stream in (False, True) if streams else (False,):
             d = ExecDecoder(proc, m, name=parsed.name(f"exec:{name}",
                                                       f"{m}:stream" if stream else m),
                             profile=parsed.claim.profile or "unicode",
                             policy=parsed.claim.policy or "maximal-subpart",
                             reasons=hello.reasons,
                             text_only=hello.text_only, versions=versions, stream=stream,
-                            family=f"exec:{name}:{m}" if hello.streams else None)
+                            family=f"exec:{name}:{m}" if streams else None)
             # the spec that loads this decoder's mode alone (and its stream sibling,
             # told apart by name): a corpus entry names one decoder
             d.spec = spec if parsed.modes else f"{spec}+mode={m}"
@@ -647,8 +753,9 @@ def peer(argv: Sequence[str], *, name: str, mode: str, profile: str = "unicode",
                                  (FLAG_TEXT_ONLY, text_only, "text only (flag 16)")):
             if bool(hello.flags & flag) != want:
                 said.append(("does not say " if want else "says ") + what)
-        if stream and not hello.streams:
-            said.append("does not say it streams (flag 32)")
+        if stream and not hello.streams_mode(mode):
+            said.append("does not say it streams (flag 32" + (
+                " or 256)" if mode == "validate" else ")"))
         return f"its hello {'; '.join(said)}" if said else None
 
     proc = ExecProcess(argv, timeout=timeout, memory_mib=memory_mib, env=env, label=name,

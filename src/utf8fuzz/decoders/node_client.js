@@ -9,6 +9,9 @@
 //                      of a stream request with {stream: true}, then decode():
 //                      replace mode, text only, streams (hello flag 32)
 //
+// Each answers history requests (hello flag 64: the history through the same
+// decoder object, never reset, its answers dropped) and placed requests (flag 128:
+// the input as a subarray of a larger ArrayBuffer of guard bytes).
 // The hello's free text is a JSON object of Node's versions (provenance). Each
 // chunk stdin gives is answered whole, in one write: the harness pipelines.
 // decoders/node.py loads it through exec.peer().
@@ -17,6 +20,7 @@
 const MODE_STRICT = 1, MODE_REPLACE = 2;
 const FLAG_STRICT = 1, FLAG_REPLACE = 2, FLAG_REASONS = 4, FLAG_TEXT_ONLY = 16;
 const FLAG_STREAM = 32, STREAM = 0x80;
+const FLAG_HISTORY = 64, HISTORY = 0x40, FLAG_PLACED = 128, PLACED = 0x20;
 const ILLEGAL = 1, TRUNCATED = 2;
 
 const variant = process.argv[2];
@@ -150,18 +154,44 @@ function answer(id, mode, bytes) {
     if (word === '\xff!abt') process.abort();
     if (word === '\xff!hng') { for (;;) { /* hang */ } }
   }
-  if ((mode & ~STREAM) !== me.mode) return failed(id, `mode ${mode} is not offered`);
+  if ((mode & 0x1f) !== me.mode) return failed(id, `mode ${mode} is not offered`);
   if ((mode & STREAM) && !me.stream) return failed(id, 'stream requests are not offered');
   try {
-    return (mode & STREAM) ? me.stream(id, splitChunks(bytes)) : me.answer(id, bytes);
+    if (mode & STREAM) return me.stream(id, splitChunks(bytes));
+    if (mode & HISTORY) {
+      const parts = splitChunks(bytes, true);
+      const input = parts.pop();
+      for (const h of parts) {
+        try { me.answer(0, h); } catch (e) { /* its answer is dropped, a failure too */ }
+      }
+      return me.answer(id, input);
+    }
+    if (mode & PLACED) return me.answer(id, placed(bytes));
+    return me.answer(id, bytes);
   } catch (e) {
     return failed(id, e && e.message);
   }
 }
 
+// A placed request's input (u32 offset, u32 total, u8 guard, then the bytes), as a
+// subarray of a fresh ArrayBuffer of `total` guard bytes.
+function placed(req) {
+  if (req.length < 9) throw new Error('a placed request without its placement');
+  const view = new DataView(req.buffer, req.byteOffset, req.length);
+  const offset = view.getUint32(0, true), total = view.getUint32(4, true);
+  const input = req.subarray(9);
+  if (offset > total || total - offset < input.length) {
+    throw new Error('an input outside its buffer');
+  }
+  const all = new Uint8Array(new ArrayBuffer(total)).fill(req[8]);
+  all.set(input, offset);
+  return all.subarray(offset, offset + input.length);
+}
+
 // A stream request's input: u32 K, K u32 chunk lengths, then the bytes
-// (docs/protocol.md, "Stream mode"). The chunks, as views of the input.
-function splitChunks(req) {
+// (docs/protocol.md, "Stream mode"). The chunks, as views of the input. `rest`: a
+// history request's, whose input follows the K parts (it is the last one returned).
+function splitChunks(req, rest = false) {
   const view = new DataView(req.buffer, req.byteOffset, req.length);
   if (req.length < 4) throw new Error('a stream request without its chunk count');
   const k = view.getUint32(0, true);
@@ -174,7 +204,8 @@ function splitChunks(req) {
     chunks.push(req.subarray(at, at + n));
     at += n;
   }
-  if (at !== req.length) throw new Error('stream chunks shorter than the input');
+  if (rest) chunks.push(req.subarray(at));
+  else if (at !== req.length) throw new Error('stream chunks shorter than the input');
   return chunks;
 }
 
@@ -218,7 +249,7 @@ const about = Buffer.from(JSON.stringify({
 const hello = Buffer.allocUnsafe(10);
 hello.write('U8FZ', 0, 'ascii');
 hello.writeUInt16LE(1, 4); // protocol version
-hello.writeUInt16LE(me.flags, 6);
+hello.writeUInt16LE(me.flags | FLAG_HISTORY | FLAG_PLACED, 6);
 hello.writeUInt16LE(name.length, 8);
 const helloFrame = [];
 frame(helloFrame, Buffer.concat([hello, name, about]));

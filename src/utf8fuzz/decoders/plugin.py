@@ -3,7 +3,8 @@
 The spec, every part of it said in words, never guessed from what the decoder
 returns::
 
-    module:attr[@profile[/policy]][+SHAPE][+MODE...][+inprocess][+timeout=S][+memory=MiB]
+    module:attr[@profile[/policy]][+SHAPE][+MODE...][+STREAM...][+inprocess][+timeout=S]
+        [+memory=MiB]
 
 It is parsed by :mod:`.spec`, the grammar of every decoder spec. ``module:attr`` names
 the object (``attr`` may be dotted; ``codec:NAME`` is a codec registered with
@@ -31,6 +32,10 @@ SHAPE, at most one; the view each shows is the one it is judged at:
                 factory ``C(errors)``, once per error mode: fed     ``codec``
                 the chunks of :mod:`.chunks` with ``final=False``,
                 then ``decode(b"", final=True)``
+``stream-       a class or factory ``C()`` of a streaming           accept
+validator``     validator: ``validate(chunk) -> bool`` fed the
+                chunks of :mod:`.chunks`, then ``final() -> bool``
+                (its method names and how it ends: STREAM words)
 ==============  =================================================  ==================
 
 A return of another type is a ``crash`` outcome whose detail names the shape to
@@ -50,6 +55,22 @@ strict mode, a ``UnicodeDecodeError`` raised while chunks are fed has offsets in
 the decoder's own buffer (the bytes it held back, ``getstate()[0]``, then the
 chunk), made absolute by adding where that buffer starts. The chunks are a
 function of the input's bytes, so a corpus entry replays them exactly.
+
+*Stream validators.* A ``stream-validator`` spec is two decoders the same way: the
+streaming one, ``plugin:TARGET`` (``incremental``), and ``plugin:TARGET:oneshot``,
+both of family ``plugin:TARGET`` and both showing ``accept``. Each input gets a fresh
+object, ``C()``. The streaming one feeds it the chunks of :mod:`.chunks` one by one,
+then calls its end check; the one-shot sibling feeds it the whole input as one chunk
+(none for an empty input), then the end check. The input is well-formed when every
+call says so: the first that says no (False, or with ``raises`` a ValueError) ends
+it, and no later call is made. Which methods, and how the end is said, are the
+STREAM words of :mod:`.spec`: ``+feed=NAME`` (default ``validate``), ``+end=NAME``
+(default ``final``) or ``+final=KEYWORD`` (``validate(chunk, KEYWORD=False)``, then
+``validate(b"", KEYWORD=True)``), and ``+raises``. At load, one object is made and
+fed ``A`` then ended: a method that is missing, a call its signature refuses, or an
+answer that is not a bool (without ``raises``) is an
+:class:`~utf8fuzz.decoders.UnknownDecoder` (one line); later, a non-bool answer is a
+``crash`` outcome that says so, as is any exception but a ``raises`` ValueError.
 
 MODE words, only with ``codec`` or ``incremental``: ``strict``, ``replace``, ``ignore``,
 ``surrogateescape``. None given: every one the function accepts; a mode it
@@ -119,6 +140,7 @@ from utf8fuzz.decoders._subprocess import (
     Worker,
     WorkerUnavailable,
     frame,
+    send_outcomes,
 )
 from utf8fuzz.decoders.base import (
     Decoder,
@@ -127,13 +149,14 @@ from utf8fuzz.decoders.base import (
     reraise_interrupt,
     time_limited,
 )
-from utf8fuzz.decoders.chunks import cuts
+from utf8fuzz.decoders.chunks import chunks, cuts
 from utf8fuzz.decoders.spec import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT  # callers' default
 from utf8fuzz.decoders.spec import (
     MODAL,
     MODES,
     Claim,
     DecoderSpec,
+    StreamMethods,
     parse,
     parse_entry_point,
     split_name,
@@ -153,11 +176,28 @@ PROBE = b"\xff"
 NO_MODE = 0xFF
 #: Or'ed into a mode's request byte: that mode's one-shot sibling (``incremental``).
 ONESHOT = 0x80
+#: The request byte of the one-shot sibling of a decoder without modes
+#: (``stream-validator``; the streaming one is :data:`NO_MODE`).
+NO_MODE_ONESHOT = 0x7F
+#: The shapes whose worker is started at load, to probe the function there.
+PROBED: tuple[str, ...] = (*MODAL, "stream-validator")
 
 
 def mode_word(i: int) -> str:
-    """The MODE word of request byte ``i`` (not :data:`NO_MODE`)."""
+    """The MODE word of request byte ``i`` (one that :func:`modal` says has one)."""
     return MODES[i & ~ONESHOT]
+
+
+def modal(i: int) -> bool:
+    """Whether request byte ``i`` selects a MODE's decoder."""
+    return (i & ~ONESHOT) < len(MODES)
+
+
+def name_suffix(i: int) -> str:
+    """What request byte ``i``'s decoder adds to its spec's base name: ``:MODE``, then
+    ``:oneshot`` for a one-shot sibling."""
+    oneshot = bool(i & ONESHOT) if modal(i) else i == NO_MODE_ONESHOT
+    return (f":{mode_word(i)}" if modal(i) else "") + (":oneshot" if oneshot else "")
 
 
 def _unknown(msg: str) -> Exception:
@@ -251,6 +291,14 @@ def build(obj: Any, spec: DecoderSpec, base: str, *, probe: bool = True) -> Buil
     else:
         raise _unknown(f"{safe.text(base, 200)}: {type(obj).__name__} is not callable, "
                        "a Decoder or a codec")
+    if spec.shape == "stream-validator":
+        methods = spec.stream or StreamMethods()
+        if probe and (why := _probe_stream(fn, methods)) is not None:
+            raise _unknown(f"decoder {shown!r}: {why}")
+        return Built([(i, StreamValidator(
+            fn, spec.name(base, "oneshot" if oneshot else None), profile, policy, versions,
+            methods, oneshot=oneshot, family=base))
+            for i, oneshot in ((NO_MODE, False), (NO_MODE_ONESHOT, True))], [])
     if spec.shape not in MODAL:
         kind = _SHAPE_CLASSES[spec.shape]
         return Built([(NO_MODE, kind(fn, spec.name(base, None), profile, policy, versions))],
@@ -344,7 +392,7 @@ def load_all(spec: str) -> list[Decoder]:
                               memory_mib=parsed.memory_mib)
         modes: list[str] = []
         left: list[tuple[str, str]] = []
-        if parsed.shape in MODAL:  # other shapes start their worker when first used
+        if parsed.shape in PROBED:  # other shapes start their worker when first used
             try:
                 modes, left = worker.probe()
             except WorkerUnavailable as e:
@@ -361,7 +409,7 @@ def load_all(spec: str) -> list[Decoder]:
             raise _unknown(f"decoder {safe.text(spec, 200)!r}: the function rejects "
                            f"errors={m!r}: {why}")
         built = Built([(i, d) for i, d in described.decoders
-                       if i == NO_MODE or mode_word(i) in modes], left)
+                       if not modal(i) or mode_word(i) in modes], left)
         decs = [IsolatedDecoder(parsed.text, None, d, worker=worker, mode=i)
                 for i, d in built.decoders]
     for d in decs:
@@ -410,7 +458,8 @@ def _versions_of(obj: Any, target: str) -> dict[str, str]:
 
 _DECLARE = ("declare the shape it has: +text for str, +spans for (str, spans), "
             "+outcome for an Outcome, +validator for a bool, +codec for f(data, errors), "
-            "+incremental for a codecs.IncrementalDecoder")
+            "+incremental for a codecs.IncrementalDecoder, +stream-validator for an "
+            "object fed chunks")
 
 
 def _wrong(r: Any, shape: str, expected: str) -> TypeError:
@@ -830,27 +879,19 @@ class IsolatedDecoder(Decoder):
         batch goes to the worker now; the call returned waits for its outcomes."""
         mode = self.mode
 
-        def failed(e: WorkerUnavailable) -> list[Outcome]:
-            return [Outcome.failure(len(d), "crash", str(e), self.versions()) for d in inputs]
-
-        try:
-            answers = self.worker.send_batch(inputs, lambda xs: pack_batch(mode, xs), _answers)
-        except WorkerUnavailable as e:
-            outs = failed(e)
-            return lambda: outs
-
-        def outcomes() -> list[Outcome]:
-            try:
-                got = answers()
-            except WorkerUnavailable as e:
-                return failed(e)
+        def read(got: Sequence[Any]) -> list[Outcome]:
             return [self._outcome(d, a) for d, a in zip(inputs, got, strict=False)]
 
-        return outcomes
+        return send_outcomes(
+            inputs,
+            lambda: self.worker.send_batch(inputs, lambda xs: pack_batch(mode, xs), _answers),
+            read, name=self.name, provenance=self.versions)
 
     def _outcome(self, data: bytes, answer: Any) -> Outcome:
         if isinstance(answer, Failure):
-            return Outcome.failure(len(data), answer.status, answer.detail, self.versions())
+            # a worker's death quotes its stderr: escaped, as every detail is
+            return Outcome.failure(len(data), answer.status, safe.text(answer.detail, 300),
+                                   self.versions())
         try:
             out = Outcome.from_json(answer)
         except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as e:
@@ -893,7 +934,7 @@ def worker_main() -> None:
         out.write(frame(json.dumps({"ok": False, "error": str(e)}).encode()))
         return
     by_mode = dict(built.decoders)
-    modes = list(dict.fromkeys(mode_word(i) for i in by_mode if i != NO_MODE))
+    modes = list(dict.fromkeys(mode_word(i) for i in by_mode if modal(i)))
     out.write(frame(json.dumps({"ok": True, "modes": modes,
                                 "left_out": built.left_out}).encode()))
     own = {i: d.provenance() for i, d in by_mode.items()}
@@ -945,19 +986,97 @@ def discover() -> list[Decoder | Unavailable]:
             spec = parse_entry_point(ep.name, ep.value)[1]
             described = build(ep.load(), spec, base, probe=False)
             worker = PluginWorker(spec.text, base)
-            modes, left = worker.probe() if spec.shape in MODAL else ([], [])
+            modes, left = worker.probe() if spec.shape in PROBED else ([], [])
         except Exception as e:
             found.append(Unavailable(base, f"cannot load {ep.value}: {type(e).__name__}: "
                                      f"{e}"))
             continue
         for i, d in described.decoders:
-            if i != NO_MODE and mode_word(i) not in modes:
+            if modal(i) and mode_word(i) not in modes:
                 continue
-            # its name alone (a one-shot sibling: the mode's name and :oneshot)
-            d.name = base + (f":{mode_word(i)}" if i != NO_MODE else "") + (
-                ":oneshot" if i != NO_MODE and i & ONESHOT else "")
+            d.name = base + name_suffix(i)  # its name alone (a one-shot sibling's too)
             found.append(IsolatedDecoder(spec.text, None, d, worker=worker, mode=i))
         for m, why in left:
             found.append(Unavailable(f"{base}:{m}", f"the function rejects errors={m!r}: "
                                      f"{why}"))
     return found
+
+
+class StreamValidator(_Function):
+    """``+stream-validator``: a fresh object ``factory()`` for every input, fed the
+    chunks of :func:`~utf8fuzz.decoders.chunks.chunks` then ended, or, ``oneshot``,
+    fed the whole input as one chunk then ended (its one-shot sibling); its answer is
+    its accept view. See the module docstring."""
+
+    shows = frozenset({"accept"})
+
+    def __init__(self, factory: Any, name: str, profile: str, policy: str,
+                 versions: dict[str, str], methods: StreamMethods, *, oneshot: bool,
+                 family: str) -> None:
+        super().__init__(factory, name, profile, policy,
+                         {**versions, "fed": "whole" if oneshot else "chunks"})
+        self.methods, self.incremental, self.family = methods, not oneshot, family
+
+    def run(self, data: bytes) -> Outcome:
+        pieces = chunks(data) if self.incremental else [data] if data else []
+        return Outcome.partial(len(data), accept=stream_accepts(self.fn(), pieces,
+                                                                self.methods))
+
+
+def stream_accepts(obj: Any, pieces: Sequence[bytes], m: StreamMethods) -> bool:
+    """Whether ``obj`` says ``pieces`` (fed in order, then the end) are well-formed;
+    the first call that says no ends it. A non-bool answer (without ``raises``) is a
+    TypeError, a missing method an AttributeError: the caller's crash."""
+    feed = getattr(obj, m.feed)
+    more = {m.final: False} if m.final else {}
+    for c in pieces:
+        if not _says_yes(m, feed, c, **more):
+            return False
+    if m.final:
+        return _says_yes(m, feed, b"", **{m.final: True})
+    return _says_yes(m, getattr(obj, str(m.end)))
+
+
+def _says_yes(m: StreamMethods, call: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
+    if m.raises:
+        try:
+            call(*args, **kwargs)
+        except ValueError:
+            return False
+        return True
+    r = call(*args, **kwargs)
+    # 0/1 too: validators reached through ctypes or C bindings return an int
+    if type(r) is not bool and not (type(r) is int and r in (0, 1)):
+        said = f"{m.feed}()" if args else f"{m.end}()"
+        raise TypeError(f"the stream-validator shape's calls return a bool, {said} "
+                        f"returned {type(r).__name__}; add +raises if it says ill-formed "
+                        "by raising ValueError")
+    return bool(r)
+
+
+def _probe_stream(factory: Callable[..., Any], m: StreamMethods) -> str | None:
+    """Why ``factory`` makes no stream validator called as ``m`` says (None: it does),
+    from one object fed ``A`` and ended: making it fails, a method is missing, a call
+    is refused where it is made (its arguments), an answer is not a bool. What it
+    says of ``A`` is judged in the run."""
+    try:
+        obj = factory()
+    except BaseException as e:
+        reraise_interrupt(e)
+        return f"making its object failed: {safe.text(describe(e), 300)}"
+    for word, name in (("feed", m.feed), ("end", m.end)):
+        if name is not None and not callable(getattr(obj, name, None)):
+            return f"its object has no method {name!r} (name it with +{word}=NAME)"
+    try:
+        stream_accepts(obj, [b"A"], m)
+    except TypeError as e:
+        tb = e.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        if tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+            return safe.text(describe(e), 300)  # refused here, or a non-bool answer
+        return None  # raised inside its own code: its answer, judged in the run
+    except BaseException as e:
+        reraise_interrupt(e)
+        return None  # the decoder's own answer, judged in the run
+    return None

@@ -24,13 +24,14 @@ class Reference(Decoder):
     shows = frozenset(VIEWS)
     own = True
 
-    def __init__(self, profile: str, policy: str = "maximal-subpart") -> None:
-        #: The compiled table of the profile this reference walks.
+    def __init__(self, profile: str | Profile, policy: str = "maximal-subpart") -> None:
+        #: The compiled table of the profile this reference walks (a registered
+        #: profile's name, or a table of its own: triage's models of a decoder).
         self.table: Profile = get_profile(profile)
         self._profile = self.table
         self.profile = self._profile.name
         self.policy = policy
-        self.name = reference_name(profile, policy)
+        self.name = reference_name(self.profile, policy)
         # An unknown policy raises when decoding, as decode_tokens does.
         self._walker = walker(self._profile, policy) if policy in POLICIES else None
 

@@ -13,12 +13,24 @@ decoder is judged against ``ref:<profile>:<policy>``; default ``unicode`` and
 ``maximal-subpart``), and ``+word`` or ``+key=value``:
 
 - a plug-in or codec: one SHAPE (:data:`SHAPES`), MODE words (:data:`MODES`, with a
-  shape of :data:`MODAL`), ``inprocess``, ``timeout=S``, ``memory=MiB``;
+  shape of :data:`MODAL`), ``inprocess``, ``timeout=S``, ``memory=MiB``; with the
+  ``stream-validator`` shape, its STREAM words (:data:`STREAM_WORDS`, below);
 - ``exec:``: ``mode=M`` (M one of :data:`EXEC_MODES`), ``timeout=S``, ``memory=MiB``.
 
 ``timeout``: seconds, above 0 and below 10**6; ``memory``: whole MiB (0: no limit),
-not with ``inprocess``. An entry point's spec (:func:`parse_entry_point`) takes no
-``inprocess``, ``timeout`` or ``memory``: those are the command line's.
+not with ``inprocess``.
+
+STREAM words say how a ``stream-validator`` object is called (:class:`StreamMethods`;
+each NAME a Python identifier): ``feed=NAME``, the method given each chunk (default
+``validate``); ``end=NAME``, the end check, called with no argument (default
+``final``); or ``final=NAME`` instead of ``end``: the feed method takes the keyword
+NAME, false with each chunk, and the end check is that method given ``b""`` with NAME
+true (``+final=final`` for ``validate(chunk, final=...)``); ``raises``: its calls say
+"ill-formed" by raising ValueError (UnicodeDecodeError is one), and what they return
+is not looked at (without it, each call returns a bool, or 0/1).
+
+An entry point's spec (:func:`parse_entry_point`) takes no ``inprocess``, ``timeout``
+or ``memory``: those are the command line's.
 
 Where the target ends. A plug-in's or a codec's target ends at its first ``+`` or
 ``@``. A command is shell words (:func:`shlex.split`; no shell runs it), and may
@@ -53,11 +65,15 @@ Kind = Literal["plugin", "codec", "exec"]
 EXEC_PREFIX = "exec:"
 CODEC_PREFIX = "codec:"
 #: A plug-in's SHAPE words (see :mod:`.plugin`); no word is the plain strict shape.
-SHAPES: tuple[str, ...] = ("codec", "text", "validator", "spans", "outcome", "incremental")
+SHAPES: tuple[str, ...] = ("codec", "text", "validator", "spans", "outcome", "incremental",
+                           "stream-validator")
 #: The shapes that run once per error mode (MODE words).
 MODAL: tuple[str, ...] = ("codec", "incremental")
 #: A plug-in's MODE words: Python's error handlers it is run with.
 MODES: tuple[str, ...] = ("strict", "replace", "ignore", "surrogateescape")
+#: The words of the ``stream-validator`` shape (:class:`StreamMethods`), each ``=NAME``
+#: but ``raises``.
+STREAM_WORDS: tuple[str, ...] = ("feed", "end", "final", "raises")
 #: The modes of an ``exec:`` client (``+mode=M``).
 EXEC_MODES: tuple[str, ...] = ("strict", "replace", "validate")
 #: A call's or reply's timeout where the spec says none (seconds).
@@ -87,13 +103,28 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class StreamMethods:
+    """How a ``stream-validator`` object is called (the STREAM words of the module
+    docstring): ``feed``, the method given each chunk; ``end``, the end check called
+    with no argument, or None when ``final`` names the feed method's keyword that
+    ends the stream; ``raises``: a ValueError raised is its "ill-formed", and
+    answers are not looked at."""
+
+    feed: str = "validate"
+    end: str | None = "final"
+    final: str | None = None
+    raises: bool = False
+
+
+@dataclass(frozen=True)
 class DecoderSpec:
     """A parsed spec. ``head``: the text before the words, as written (``m:f``,
     ``codec:utf-8``, ``exec:'./c' -q``); ``target``: ``module:attr`` or
     ``codec:NAME`` (for ``exec:``, the command as written); ``argv``: an
     ``exec:`` command, split; ``words``: the ``+`` words as written, in order
     (without the ``+``). ``timeout`` and ``memory_mib`` are None where not said;
-    ``modes`` is () where none is named."""
+    ``modes`` is () where none is named; ``stream``: how a ``stream-validator`` is
+    called (None for every other shape)."""
 
     text: str
     kind: Kind
@@ -107,6 +138,7 @@ class DecoderSpec:
     timeout: float | None = None
     memory_mib: int | None = None
     words: tuple[str, ...] = ()
+    stream: StreamMethods | None = None
 
     def name(self, base: str, mode: str | None = None) -> str:
         """A decoder's name: ``base``, ``:MODE`` for one mode of several, the claim."""
@@ -221,6 +253,7 @@ def parse(text: str, *, command_line: bool = True) -> DecoderSpec:
     shape: str | None = None
     modes: list[str] = []
     opts: dict[str, str] = {}
+    stream: dict[str, str] = {}
     words: list[str] = []
     for token in _TOKENS.findall(tail):
         w = token[1:]
@@ -240,6 +273,13 @@ def parse(text: str, *, command_line: bool = True) -> DecoderSpec:
             if w in modes:
                 raise _unknown(f"bad decoder {shown!r}: mode +{w} given twice")
             modes.append(w)
+        elif kind != "exec" and key in STREAM_WORDS and bool(eq) == (key != "raises"):
+            if key in stream:
+                raise _unknown(f"bad decoder {shown!r}: +{key} given twice")
+            if eq and not value.isidentifier():
+                raise _unknown(f"bad decoder {shown!r}: +{key}= names a method or "
+                               f"keyword, not {safe.text(value, 60)!r}")
+            stream[key] = value
         elif key in _options(kind) and bool(eq) == (key != "inprocess") and (
                 value or not eq) and (key != "mode" or value in EXEC_MODES):
             if key in opts:
@@ -255,6 +295,14 @@ def parse(text: str, *, command_line: bool = True) -> DecoderSpec:
         raise _unknown(f"bad decoder {shown!r}: error modes (+{modes[0]}) are for the codec "
                        f"shape (+codec+{modes[0]}) and the incremental one "
                        f"(+incremental+{modes[0]})")
+    if stream and shape != "stream-validator":
+        raise _unknown(f"bad decoder {shown!r}: +{next(iter(stream))} is a word of the "
+                       "+stream-validator shape")
+    if "end" in stream and "final" in stream:
+        raise _unknown(f"bad decoder {shown!r}: +end= and +final= are two ends; say one")
+    methods = None if shape != "stream-validator" else StreamMethods(
+        stream.get("feed", "validate"), None if "final" in stream else stream.get(
+            "end", "final"), stream.get("final"), "raises" in stream)
     if "mode" in opts:
         modes.append(opts["mode"])
     timeout = _timeout(opts["timeout"], shown) if "timeout" in opts else None
@@ -267,7 +315,7 @@ def parse(text: str, *, command_line: bool = True) -> DecoderSpec:
         except ValueError as e:
             raise _unknown(f"{safe.text(e, 200)} in {shown!r}") from None
     return DecoderSpec(text, kind, head, target, argv, claim or Claim(), shape, tuple(modes),
-                       "inprocess" in opts, timeout, memory, tuple(words))
+                       "inprocess" in opts, timeout, memory, tuple(words), methods)
 
 
 def _options(kind: Kind) -> tuple[str, ...]:
@@ -279,7 +327,8 @@ def _vocabulary(kind: Kind) -> str:
     if kind == "exec":
         return f"use +timeout=S, +mode={'|'.join(EXEC_MODES)} or +memory=MiB"
     return (f"shapes are {', '.join(SHAPES)}; modes (with +codec) {', '.join(MODES)}; "
-            "options inprocess, timeout=S, memory=MiB")
+            "options inprocess, timeout=S, memory=MiB; with +stream-validator feed=NAME, "
+            "end=NAME, final=NAME, raises")
 
 
 def split_name(text: str) -> tuple[str, str]:

@@ -165,6 +165,9 @@ class Differ:
         #: (``defer_out_of_process=True``).
         self.out_of_process = tuple(d for d in self.decoders
                                     if defer_out_of_process and is_out_of_process(d))
+        #: Inputs each of them decoded through :meth:`run_out_of_process` or
+        #: :meth:`send_out_of_process` (after a hang, the rest of a batch is not).
+        self.decoded: dict[str, int] = {d.name: 0 for d in self.out_of_process}
         # The loop's plans: each decoder with its reference's index, its screen (or
         # None) and the views that screen is compared at - looked up once, not per
         # input. Which plan an input gets is decided in run().
@@ -205,6 +208,24 @@ class Differ:
         self._family = {d.name: _family(d) for d in self.decoders if d.incremental}
         #: Each position-less decoder's siblings that show positions, best first.
         self.siblings: dict[str, tuple[str, ...]] = _siblings(self.decoders)
+
+    def deciders(self, names: Iterable[str]) -> list[Decoder]:
+        """The decoders whose outcomes decide the divergences of the decoders
+        ``names`` in a full run: each itself, its siblings that show positions
+        (:meth:`_by_sibling`) and, for a streaming one, its one-shot siblings with
+        theirs (:meth:`_incremental`). A differ of these alone names those
+        decoders' divergences as this one does, without running the others (the
+        minimizer's predicate runs thousands of inputs)."""
+        want: set[str] = set()
+        for name in names:
+            want.add(name)
+            want.update(self.siblings.get(name, ()))
+            if name in self._incr:
+                d = next(x for x in self.decoders if x.name == name)
+                for n in self._oneshot.get((self._family[name], d.profile), ()):
+                    want.add(n)
+                    want.update(self.siblings.get(n, ()))
+        return [d for d in self.decoders if d.name in want]
 
     @property
     def profiles(self) -> list[str]:
@@ -341,6 +362,9 @@ class Differ:
                               outs: list[tuple[Decoder, list[Outcome]]]) -> list[Result]:
         """The results of :meth:`run_out_of_process`, from each decoder's outcomes of
         ``inputs`` (a prefix of them after a hang: screening.decode_many)."""
+        for d, many in outs:
+            if d.name in self.decoded:
+                self.decoded[d.name] += min(len(many), len(inputs))
         results = []
         for i, data in enumerate(inputs):
             refs: dict[tuple[str, str], Judge] = {}

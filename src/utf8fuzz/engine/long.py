@@ -33,8 +33,8 @@ profile from a fixed seed (:func:`_pool`), so one input costs a few draws and a
 few slices whatever its length.
 
 Budget. :data:`LONG_SHARE` (a quarter) of each Hypothesis worker's time goes to
-long inputs (:func:`utf8fuzz.loop.run.hypothesis_worker` alternates short and
-long batches by the time each took, less the time spent minimizing what they
+long inputs (:func:`utf8fuzz.loop.hypothesis_worker.hypothesis_worker` alternates short
+and long calls by the time each took, less the time spent minimizing what they
 found; ``$UTF8FUZZ_LONG_SHARE`` changes it); the Atheris mutator, when libFuzzer
 allows long inputs, gives them the same share of the target's time
 (:func:`utf8fuzz.loop.mutator.make_custom_mutator`). The short

@@ -45,6 +45,18 @@ The operations (all optional, looked up by name on the decoder):
     (:meth:`~.differ.Differ.send_out_of_process`), so the decoder's process decodes
     while the loop goes on instead of the loop waiting on its answers.
 
+Which inputs the slow decoders get (:class:`SlowShare`). An out-of-process decoder
+is not given every input of the loop: it would set the loop's pace (a round trip
+and a frame per batch, its process's decoding, and the judging of every outcome it
+returns, for a peer that differs on nearly every input). It is given the inputs
+that matter most: the first :data:`SLOW_FIRST` of a run (the seeds, mostly), every
+input that brought coverage or features no earlier input of the process did, every
+input on which the decoders in the process diverged in a way not met before in the
+run (a set of signatures not seen together before: known differences make the same
+few sets on nearly every input), and one input in :data:`SLOW_EVERY` whatever it is
+(a steady sample). The rule is a count, never a clock, so a counted run stays the
+same run. A decoder offers nothing for it: being out of process is enough.
+
 How the differ uses them (:mod:`.differ`):
 
 * **Two tiers.** A screening decoder is first compared with its reference at the
@@ -69,7 +81,7 @@ How the differ uses them (:mod:`.differ`):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from utf8fuzz.decoders.base import Decoder, mutated, private_copy, reraise_interrupt
@@ -200,6 +212,45 @@ def views_from_tokens(screen: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
         return seen
 
     return views
+
+
+#: The first inputs of a run every slow decoder gets (:class:`SlowShare`).
+SLOW_FIRST = 1024
+#: Past those, one input in this many goes to the slow decoders whatever it is.
+SLOW_EVERY = 16
+#: How many sets of signatures :class:`SlowShare` remembers (a pathological run
+#: that makes more has the rest sampled).
+_SLOW_SETS = 1 << 16
+
+
+class SlowShare:
+    """Which inputs of the loop the out-of-process decoders are given (the module
+    docstring): :meth:`wants`, asked once per input in the order the loop compares
+    them. ``every=1`` gives them every input."""
+
+    __slots__ = ("_met", "asked", "every", "first", "given")
+
+    def __init__(self, every: int = SLOW_EVERY, first: int = SLOW_FIRST) -> None:
+        if every < 1:
+            raise ValueError(f"every must be at least 1, got {every}")
+        self.every, self.first = every, first
+        self.asked = self.given = 0
+        self._met: set[frozenset[Any]] = set()
+
+    def wants(self, novel: bool, divergences: Iterable[Any] = ()) -> bool:
+        """Whether the slow decoders get this input: ``novel``, it brought coverage
+        or features no earlier input did; ``divergences``, the signatures the
+        decoders in the process diverged with on it."""
+        n = self.asked
+        self.asked = n + 1
+        take = novel or n < self.first or n % self.every == 0
+        if divergences:
+            met = frozenset(divergences)
+            if met not in self._met and len(self._met) < _SLOW_SETS:
+                self._met.add(met)
+                take = True
+        self.given += take
+        return take
 
 
 class Plan(NamedTuple):

@@ -31,13 +31,21 @@ Environment:
 ``UTF8FUZZ_MINIMIZE_SECONDS`` per new signature (default 10)
 ``UTF8FUZZ_INSTRUMENT``  ``1``: instrument the references' bytecode too
 ``UTF8FUZZ_ROUND``     inputs compared together (default 32; ``1``: each at once)
+``UTF8FUZZ_STRUCTURED_SHARE``  the share of the work given to inputs Hypothesis's
+                       strategies draw from libFuzzer's bytes (default 0.25; ``0``: none)
+
+Structured inputs. An input that starts with ``FF 48 59 50`` is a Hypothesis buffer:
+what is compared, and saved, is the input :mod:`utf8fuzz.strategies` draw from it
+(:mod:`utf8fuzz.loop.structured`; the tag twice: the rest, as it is).
 
 Inputs are compared in rounds, decoder-major (:mod:`.finder`, "Rounds"): each
 input's walks - its coverage - are taken at once, the decoders run when the round
 is full. If a decoder crashes the process mid-round, libFuzzer saves the round's
 last input, which may not be the culprit; every input of the round is in
 ``<artifact prefix>inflight-<pid>.hex`` (one hex line each; removed at a clean
-exit). Each can be run alone: ``python -m utf8fuzz.loop.targets.differential FILE``.
+exit). Each can be run alone: ``python -m utf8fuzz.loop.targets.differential FILE``
+(an input that starts with the structured tag below goes in with the tag twice:
+:func:`~utf8fuzz.loop.structured.escape`).
 """
 
 from __future__ import annotations
@@ -54,7 +62,7 @@ import types
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from utf8fuzz import safe
 
@@ -282,9 +290,11 @@ class StopAtFinding:
     def note(self, new: NewSignature) -> None:
         """Keep ``new`` to crash on, unless a finding is kept already or ``new`` is
         evidence of a finding the corpus had."""
+        from utf8fuzz.loop.structured import escape
+
         fid = new.finding.get("id")
         if self.pending is None and fid not in self.before:
-            self.pending = new.input
+            self.pending = escape(new.input)  # libFuzzer's input for it (structured.py)
             named = (f"{new.finding['family']}/{new.finding['rule']}"
                      if new.finding.get("rule") else new.signature)
             self.name = safe.text(named, limit=300)
@@ -366,6 +376,8 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     from utf8fuzz.loop.coverage import TableCoverage, libfuzzer_counters
     from utf8fuzz.loop.finder import Finder, InFlight, round_default
     from utf8fuzz.loop.mutator import make_custom_mutator
+    from utf8fuzz.loop.structured import input_of
+    from utf8fuzz.loop.structured import mutator as structured_mutator
     from utf8fuzz.triage.group import finding_ids
 
     if os.environ.get("UTF8FUZZ_INSTRUMENT") == "1":
@@ -409,32 +421,47 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
                 for x in [*found[n:], *unreproduced[u:]]:
                     f.write(json.dumps(x.to_json()) + "\n")
 
+    def cover(walks: tuple[Any, ...]) -> bool:
+        """The walks of an input as libFuzzer's coverage; whether a feature was new
+        (the slow decoders get such an input: finder.cover)."""
+        cov, new = covs[0], False
+        for (profile, _), walk in zip(keys, walks, strict=True):
+            new = cov.feed_walk(profile, walk) or new
+        return new
+
+    finder.cover = cover
+
     def log_stats() -> None:
         """This process's counts, for the harness's summary (``{"stats": ...}``)."""
         if log:
             with open(log, "a", encoding="utf-8") as f:
                 f.write(json.dumps({"stats": {
                     "pid": os.getpid(), "executions": finder.executions,
-                    "divergent_inputs": finder.divergent_inputs}}) + "\n")
+                    "bytes": finder.bytes, "inputs_seen": finder.inputs_seen(),
+                    "divergent_inputs": finder.divergent_inputs,
+                    "structured": structured}}) + "\n")
 
     executions = 0
+    structured = 0  # inputs drawn by Hypothesis from libFuzzer's bytes
 
-    def test_one_input(data: bytes) -> None:
-        nonlocal executions
+    def test_one_input(fuzzed: bytes) -> None:
+        nonlocal executions, structured
         if stop is not None and stop.pending is not None:
-            stop.check(data)  # raises on the finding's input; the rest waits for it
+            stop.check(fuzzed)  # raises on the finding's input; the rest waits for it
             return
+        data = input_of(fuzzed)  # a structured input's draw (loop/structured.py)
+        if data is None:
+            return
+        structured += data is not fuzzed
         if not covs:
             covs.append(TableCoverage(libfuzzer_counters()))
-        cov = covs[0]
         n, u = len(found), len(unreproduced)
-        for (profile, _), walk in zip(keys, queue(data), strict=True):
-            cov.feed_walk(profile, walk)
+        queue(data)  # its walks go to the coverage (cover) before it is compared
         if one_by_one:
             finder.flush()
         log_new(n, u)
         if stop is not None and len(found) > n:
-            stop.found(found[n], data)
+            stop.found(found[n], fuzzed)
         executions += 1
         if executions % COLLECT_EVERY == 0:
             collect()
@@ -475,8 +502,11 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     # atheris.Setup rebinds atheris.Mutate to libFuzzer's: look it up at call time.
     # With -max_len above 64 (utf8fuzz fuzz), some mutations are long inputs, in the
     # profiles of the decoders under test (utf8fuzz.engine.long).
-    mutator = make_custom_mutator(lambda d, n: atheris.Mutate(d, n),
-                                  sorted({d.profile for d in decs}))
+    # A share of the inputs are Hypothesis buffers, mutated by libFuzzer's own byte
+    # mutations (utf8fuzz.loop.structured).
+    mutator = structured_mutator(
+        make_custom_mutator(lambda d, n: atheris.Mutate(d, n), sorted({d.profile for d in decs})),
+        lambda d, n: atheris.Mutate(d, n))
     run_argv = relaunchable(single_process_flags(argv))
     if run_argv[0] != argv[0]:  # the relaunch script's directory goes with the run
         at_process_exit(partial(shutil.rmtree, os.path.dirname(run_argv[0]), True))

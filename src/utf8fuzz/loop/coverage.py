@@ -217,9 +217,10 @@ class TableCoverage:
             for k in sorted(long_keys(len(data), _Tokens(tokens))):
                 self._bump((name, *k))
 
-    def feed_walk(self, profile_name: str, walk: Walk) -> None:
+    def feed_walk(self, profile_name: str, walk: Walk) -> bool:
         """What :meth:`feed` does with a reference's tokens, from its walk's feature
-        ids: the same counters, each key bumped once.
+        ids: the same counters, each key bumped once. True when a key was met for
+        the first time (a feature no earlier input of the process reached).
 
         ``walk.cover`` bumps the counters of the ids already known (in C for the
         C walk: this is five references' worth of look-ups an input) and hands
@@ -236,9 +237,13 @@ class TableCoverage:
             for f in missing:
                 c = counters[f] = self._counter((profile_name, *feature_key(f)))
                 self._bump_counter(c)
+        new = bool(missing)
         if len(walk.data) > 64:  # SHORT_MAX, as a constant: this test is on every walk
+            before = self._next
             for k in sorted(long_keys(len(walk.data), walk)):
                 self._bump((profile_name, *k))
+            new = new or self._next != before
+        return new
 
     @property
     def keys(self) -> list[tuple[object, ...]]:

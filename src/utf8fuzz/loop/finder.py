@@ -39,7 +39,9 @@ one hex line each), which survives the crash and is emptied when the round is do
 
 Out-of-process decoders (node, isolated plug-ins) cost a round trip per call, more
 than all in-process decoders together. The finder's differ leaves them out of the
-per-input comparison; the finder keeps the inputs and every :data:`BULK` of them
+per-input comparison; the finder keeps the inputs they are to get (which ones:
+:class:`.screening.SlowShare`, one rule for every such decoder; the coverage that
+makes an input novel is :attr:`Finder.cover`'s) and every :data:`BULK` of them
 (or sooner, when :data:`BULK_SECONDS` have passed, except in a run bounded by a
 count: :attr:`Finder.counted`) sends them to each such decoder in one batch
 (:meth:`~.differ.Differ.send_out_of_process`), pipelined: a batch is judged when the
@@ -76,6 +78,7 @@ from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.engine.differ import Differ
 from utf8fuzz.engine.minimize import minimize
 from utf8fuzz.engine.result import Divergence, Result
+from utf8fuzz.engine.screening import SLOW_EVERY, SlowShare
 from utf8fuzz.engine.signature import FAILURES, Signature
 from utf8fuzz.outcome import Outcome
 from utf8fuzz.triage import policy_tally
@@ -230,6 +233,7 @@ class Finder:
         inflight: InFlight | None = None,
         tally: bool = True,
         counted: bool = False,
+        slow_every: int = SLOW_EVERY,
     ) -> None:
         decs = list(decoders)
         if full_every is None:
@@ -242,6 +246,7 @@ class Finder:
                              defer_out_of_process=True)
         self.by_name = {d.name: d for d in decs}
         self._alone: dict[str, Differ] = {}  # one-decoder differs, for finding_of
+        self._narrowed: dict[tuple[str, ...], Differ] = {}  # for the minimizer (_narrow)
         self.corpus = Path(corpus) if corpus is not None else None
         self.engine = engine
         self.minimize_seconds = minimize_seconds
@@ -250,7 +255,15 @@ class Finder:
         #: Signatures met once that a full run of the same input did not show again.
         self.unreproduced: list[NewSignature] = []
         self.executions = 0
+        #: The bytes of the inputs compared (long inputs cost what they are).
+        self.bytes = 0
         self.divergent_inputs = 0
+        #: Which inputs the out-of-process decoders get (:mod:`.screening`).
+        self.slow = SlowShare(slow_every)
+        #: Feeds an input's walks (:meth:`queue`'s) to the engine's coverage, and says
+        #: whether they reached coverage no earlier input did (the Atheris target's;
+        #: None: no coverage, no input is novel).
+        self.cover: Callable[[tuple[Any, ...]], bool] | None = None
         #: The engine's own inputs drawn (its count, for a run bounded by one).
         self.examples = 0
         #: A run bounded by a count: nothing it does depends on the clock (the
@@ -266,6 +279,7 @@ class Finder:
         self._sent: tuple[list[bytes], list[bool], Callable[[], list[Result]]] | None = None
         self._queued: list[bytes] = []  # for queue(), with their walks
         self._queued_walks: list[tuple[Any, ...]] = []
+        self._queued_novel: list[bool] = []  # and whether each was novel (cover)
         self._seen: set[Signature] = set()  # signatures met, all of them in known
         # each signature recorded in this run: the rules recorded for it (key: the
         # Rule, None where it predicts nothing), and how many inputs were asked
@@ -306,13 +320,14 @@ class Finder:
         walks = self.differ.walk(data)
         self._queued.append(data)
         self._queued_walks.append(walks)
+        self._queued_novel.append(self.cover is not None and self.cover(walks))
         if len(self._queued) >= self.round_size:
             self._compare_queued()
         return walks
 
     def _compare_queued(self) -> None:
-        inputs, walks = self._queued, self._queued_walks
-        self._queued, self._queued_walks = [], []
+        inputs, walks, novel = self._queued, self._queued_walks, self._queued_novel
+        self._queued, self._queued_walks, self._queued_novel = [], [], []
         if not inputs:
             return
         if self.inflight is not None:
@@ -320,14 +335,15 @@ class Finder:
         results = self.differ.run_many(inputs, walks)
         if self.inflight is not None:
             self.inflight.release()
-        for res in results:
-            self._after(res)
+        for res, new in zip(results, novel, strict=True):
+            self._after(res, new)
         if self.tally is not None and time.monotonic() - self._tally_saved > TALLY_SECONDS:
             self.save_tally()
 
-    def _after(self, res: Result) -> None:
-        """The bookkeeping of one compared input."""
+    def _after(self, res: Result, novel: bool = False) -> None:
+        """The bookkeeping of one compared input (``novel``: it brought coverage)."""
         self.executions += 1
+        self.bytes += len(res.data)
         if res.full and self.tally is not None and self._tally_afford():
             t = time.process_time()
             self.tally.observe(res)
@@ -335,7 +351,8 @@ class Finder:
         if res.diverged:
             self.divergent_inputs += 1
             self._learn(res.data, res)
-        if self.differ.out_of_process:
+        if self.differ.out_of_process and self.slow.wants(
+                novel, res.signature_set() if res.diverged else ()):
             if not self._pending:
                 self._since = time.monotonic()
             self._pending.append(res.data)
@@ -343,6 +360,16 @@ class Finder:
             if len(self._pending) >= BULK or (
                     not self.counted and time.monotonic() - self._since > BULK_SECONDS):
                 self._flush_out_of_process()
+
+    def inputs_seen(self) -> dict[str, int]:
+        """How many of the loop's inputs each decoder was compared on: every one for
+        the decoders in the process (screened or in full), those it was sent and
+        decoded for an out-of-process one (:attr:`slow`); full re-runs of an input
+        (to name or minimize a signature) are not counted."""
+        seen = {d.name: self.executions for d in self.differ.decoders
+                if d not in self.differ.out_of_process}
+        seen.update(self.differ.decoded)
+        return seen
 
     def flush(self) -> None:
         """Compare what :meth:`queue` holds, then the out-of-process decoders on the inputs
@@ -527,8 +554,8 @@ class Finder:
         its signature may change); where it does not, the signature, and no rule
         recorded for it may predict the candidate's outcome (another cause met under
         a signature recorded before: :meth:`_other_causes`). A core whose finding is
-        one recorded already adds nothing; an entry is saved under a signature that
-        has none yet (one entry a signature)."""
+        one recorded already adds nothing; another is saved, under the signature's
+        name, or beside an entry of another cause (:func:`.corpus.entry_path`)."""
         first = first if first is not None else self.differ.run(data, full=True)
         div0 = first.get(sig)
         if div0 is None:
@@ -559,8 +586,12 @@ class Finder:
         # the signature
         fallback = key0 == f"{by0.signature.klass}/{by0.signature.feature}"
 
+        # the minimizer's runs: only the decoders that decide mine's and theirs'
+        # divergences (the others, peers among them, cost a round trip each)
+        narrow = self._narrow(mine, theirs)
+
         def keeps(b: bytes) -> bool:
-            r = self.differ.run(b, full=True)
+            r = narrow.run(b, full=True)
             if rule is None:
                 d = next((x for x in r.divergences if x.decoders == (mine,) and (
                     x.signature.klass == div0.signature.klass if fallback
@@ -582,7 +613,7 @@ class Finder:
         # another bug): then the signature is held too, which keeps what told them
         # apart.
         holds = [keeps] if rule is None else [
-            keeps, lambda b: keeps(b) and sig in self.differ.signatures(b)]
+            keeps, lambda b: keeps(b) and sig in narrow.signatures(b)]
         for hold in holds:
             m = minimize(data, hold, seconds=self.minimize_seconds)
             res = self.differ.run(m.data, full=True)
@@ -635,6 +666,16 @@ class Finder:
         self.found.append(NewSignature(str(s), s.decoders, s.klass, s.feature, res.data, len(data),
                                 path, m.position_dependent, side, side["finding"]))
 
+
+    def _narrow(self, *names: str) -> Differ:
+        """A full-run differ of the decoders that decide the divergences of
+        ``names`` (:meth:`.differ.Differ.deciders`), cached."""
+        key = tuple(sorted(set(names)))
+        one = self._narrowed.get(key)
+        if one is None:
+            one = self._narrowed[key] = Differ(self.differ.deciders(key),
+                                               views=self.differ.views)
+        return one
 
     def _sibling_divergence(self, res: Result, div: Divergence) -> Divergence | None:
         """The divergence on ``res`` of the first sibling that shows positions of

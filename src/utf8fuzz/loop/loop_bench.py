@@ -282,7 +282,8 @@ def bench(*, inputs: int = 5000, warmup: int = 2000, seed: int = 1, runs: int = 
                     shutil.copytree(root / "corpus" / "entries", corpus / "entries")
             r = _child(t, files[label], len(stream), len(stream))  # priming
             results[label] = {k: r[k] for k in ("tree", "decoders", "references", "fast_path")}
-            results[label].update(primed_entries=r["new_entries"], new_entries=0, runs=[])
+            results[label].update(primed_entries=r["new_entries"], new_entries=0, runs=[],
+                                  bytes_per_s_runs=[])
             if longs:
                 r = _child(t, lfiles[label], len(longs), len(longs))  # priming, long
                 results[label]["long"] = {
@@ -292,6 +293,8 @@ def bench(*, inputs: int = 5000, warmup: int = 2000, seed: int = 1, runs: int = 
             for label in (list(trees) if i % 2 == 0 else list(trees)[::-1]):
                 r = _child(trees[label], files[label], warmup, len(stream))
                 results[label]["runs"].append(r["exec_per_s"])
+                results[label]["bytes_per_s_runs"].append(
+                    r["bytes"] / r["cpu_s"] if r.get("cpu_s") else 0.0)
                 results[label]["new_entries"] += r["new_entries"]
                 if longs:
                     r = _child(trees[label], lfiles[label], long_warmup, len(longs))
@@ -303,6 +306,7 @@ def bench(*, inputs: int = 5000, warmup: int = 2000, seed: int = 1, runs: int = 
                     lr["new_entries"] += r["new_entries"]
         for label, r in results.items():
             r["exec_per_s"] = statistics.median(r["runs"])
+            r["bytes_per_s"] = _median(r["bytes_per_s_runs"])
             if "long" in r:
                 lr = r["long"]
                 lr["exec_per_s"] = _median(lr["runs"])
@@ -343,7 +347,9 @@ def format_text(result: dict[str, Any]) -> str:
                   f"  {r['decoders']} decoders + {r['references']} references, fast path "
                   f"{r['fast_path']}; entries added: {r['primed_entries']} priming, "
                   f"{r['new_entries']} measured",
-                  f"  exec/s (CPU): {runs}  (median {r['exec_per_s']:,.0f})"]
+                  f"  exec/s (CPU): {runs}  (median {r['exec_per_s']:,.0f}); MB/s (CPU): "
+                  f"{'  '.join(f'{x / 1e6:,.2f}' for x in r['bytes_per_s_runs'])}  "
+                  f"(median {r['bytes_per_s'] / 1e6:,.2f})"]
         if "long" in r:
             lr = r["long"]
             lines += [

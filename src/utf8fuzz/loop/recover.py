@@ -36,7 +36,9 @@ from typing import Any
 
 from utf8fuzz.decoders.base import Decoder, describe
 from utf8fuzz.decoders.reference import Reference
+from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.loop.finder import Finder
+from utf8fuzz.loop.state import Control, Progress
 from utf8fuzz.outcome import Outcome
 
 _HEAD = struct.Struct("<II")  # decoder index, input length
@@ -272,7 +274,10 @@ def recover(decoders: Iterable[Decoder], inputs: Iterable[bytes], corpus: Path |
 
 def read_candidates(paths: Iterable[Path]) -> list[bytes]:
     """The inputs in in-flight files (``*.hex``, one hex line each) and libFuzzer
-    artifacts (raw bytes); unreadable files and lines are skipped."""
+    artifacts (libFuzzer's input: a structured one is read as the input it draws,
+    :func:`~.structured.input_of`); unreadable files and lines are skipped."""
+    from utf8fuzz.loop.structured import input_of
+
     out: list[bytes] = []
     for p in paths:
         try:
@@ -284,6 +289,72 @@ def read_candidates(paths: Iterable[Path]) -> list[bytes]:
                 with contextlib.suppress(ValueError):
                     if line.strip():
                         out.append(bytes.fromhex(line.strip().decode("ascii")))
-        else:
-            out.append(raw)
+        elif (data := input_of(raw)) is not None:
+            out.append(data)
     return out
+
+
+# -- what the engines call: a dead process's inputs re-run; how a process ended ------
+
+
+def killers(corpus: Path | None) -> set[bytes]:
+    """The inputs of the corpus entries that end a process (a signal, an exit, a
+    hang): left out of the seeds, or every start would end on them."""
+    out: set[bytes] = set()
+    entries = corpus_mod.entries_dir(corpus) if corpus is not None else None
+    if entries is None or not entries.is_dir():
+        return out
+    for p in entries.glob("*.json"):
+        try:
+            side = corpus_mod.read_sidecar(p)
+            if kills_process(str(side.get("class")), str(side.get("feature"))):
+                out.add(bytes.fromhex(str(side["input"])))
+        except (corpus_mod.CorpusError, OSError, ValueError, KeyError):
+            continue
+    return out
+
+
+def rerun(decoders: Sequence[Decoder], files: Sequence[Path], corpus: Path | None,
+             engine: str, control: Control, progress: Progress,
+             minimize_seconds: float, hang: bool) -> list[bytes] | None:
+    """Re-run the inputs in ``files`` (:func:`.recover.recover`); the culprits, or
+    None when there was no time left to try."""
+    inputs = read_candidates(files)
+    if not inputs:
+        return []
+    with control.recovering:
+        ms = control.recovery_seconds(minimize_seconds, hang)
+        if ms is None:
+            return None
+        rec = recover(decoders, inputs, corpus, engine, minimize_seconds=ms,
+                      timeout=control.timeout, deadline=control.hard - control.timeout)
+    progress.add_new(rec.found)
+    with progress.lock:
+        progress.divergent["recovered"] = progress.divergent.get("recovered", 0) + rec.divergent
+        progress.crashes += bool(rec.culprits)
+    return rec.culprits
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+
+
+def ended(code: int | None) -> str:
+    if code is None:
+        return "is still running"
+    if code < 0:
+        return f"was killed by {_signal_name(code)}"
+    return f"exited with status {code}"
+
+
+def stuck(inflight: Path | None, timeout: float) -> bool:
+    """Whether a round has been in flight (the file not empty, not rewritten) for
+    longer than ``timeout`` seconds plus one: a decoder hangs in process."""
+    try:
+        st = inflight.stat() if inflight is not None else None
+    except OSError:
+        return False
+    return st is not None and st.st_size > 0 and time.time() - st.st_mtime > timeout + 1

@@ -186,7 +186,13 @@ _FIXED = {
     "truncated-by-structure": "cuts a sequence the end cuts short by its lead byte alone",
     "truncated-for-illegal": "calls an impossible prefix at the end truncated",
     "illegal-for-truncated": "calls a sequence the end cuts short illegal",
+    "end-unchecked": "accepts a sequence the end cuts short (its end is not checked)",
     "spans-lead-byte-only": "reports error spans of the lead byte only",
+    "profile:latin1": "decodes every byte as the character of its value (Latin-1): no UTF-8",
+    "checked-when-complete+continuations-unchecked":
+        "takes the bytes a lead announces unchecked and checks the sequence once complete",
+    "renders-errors-as:U+FFFD-per-byte": "writes one U+FFFD for each ill-formed byte in its "
+                                         "replace text, where its errors are cut as it claims",
 }
 
 
@@ -214,6 +220,7 @@ def feature_words(feature: str) -> str:
 _STREAM_WORDS = {
     "each-chunk-as-final": "decodes each chunk as if it were the last",
     "drops-held-bytes": "loses the bytes it should hold for the next chunk",
+    "forgets-held-bytes": "loses the bytes it held when the next chunk comes",
 }
 
 
@@ -247,6 +254,8 @@ def title_of(rule: str, pattern: str, profile: str, policy: str) -> str:
         return out
     if head == "swallows-next-byte":
         return f"loses the byte after {feature_words(rest) if rest else 'each error'}"
+    if head == "accepts" and rest and ":" not in rest:
+        return f"accepts {feature_words(rest)} of every length, as the value their bits spell"
     if head in ("accepts", "rejects") and rest.count(":") == 1:
         feature, _, length = rest.partition(":")
         n = length.removesuffix("-byte")

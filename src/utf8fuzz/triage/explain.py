@@ -43,12 +43,19 @@ in this order, the first that reproduces every view the decoder showed deciding:
    between as another profile does (``errors-as:unicode``: CPython's surrogatepass
    handler); it cuts the end of the input by the lead's high bits alone
    (one truncated error); it calls an impossible prefix at the end truncated, or a
-   truncation illegal; its error spans cover the lead byte only;
-6. for a streaming decoder that differs from its own one-shot result, how it carries
-   a sequence a chunk boundary cuts: it decodes each chunk as if it were the last
-   (``stream:each-chunk-as-final``) or loses the bytes it should hold
-   (``stream:drops-held-bytes``); else the feature of the sequence a boundary cuts
-   (``split:4-byte-sequence``);
+   truncation illegal; its error spans cover the lead byte only; it does not check
+   the end: a sequence the end cuts short is dropped without an error
+   (``end-unchecked``);
+6. for a streaming decoder that differs from its own one-shot result (an
+   ``incremental-differs`` divergence, which gets these rules alone: the one-shot
+   sibling, fed the same bytes whole, refutes any rule of the bytes alone), how it
+   carries a sequence a chunk boundary cuts: it decodes each chunk as if it were the
+   last (``stream:each-chunk-as-final``), loses the bytes it should hold at the
+   chunk's end (``stream:drops-held-bytes``) or when the next chunk comes
+   (``stream:forgets-held-bytes``: the end still sees them), each also checked on the
+   input ended at each boundary and ended there with ASCII after it (what tells
+   them apart on a validator's yes or no); else the feature of the sequence a
+   boundary cuts (``split:4-byte-sequence``);
 7. otherwise the signature's own class and feature (``accepts-ill-formed/surrogate``),
    which predicts nothing and is never refuted.
 
@@ -79,6 +86,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import cache
+from itertools import product
 from typing import Any
 
 from utf8fuzz.decoders.chunks import cuts
@@ -87,13 +96,16 @@ from utf8fuzz.engine.signature import SEVERITIES, feature_of, severity_of
 from utf8fuzz.outcome import REPLACEMENT, Outcome, Token, ViewUnavailable
 from utf8fuzz.policies import POLICIES
 from utf8fuzz.profiles import REGISTRY
-from utf8fuzz.profiles.table import Profile, bits_value, structural_length
+from utf8fuzz.profiles.table import Profile, Row, bits_value, structural_length
 from utf8fuzz.triage.generalize import byte_classes
 
 #: The version of the rules below, recorded with each finding: a corpus explained by
 #: older rules is explained again by ``utf8fuzz corpus migrate`` (a finding's id
 #: depends on its rule). 2: checked-when-complete, probes, fewest left to another bug.
-RULES = 2
+#: 3: points of the decoder model, moved one axis at a time and named by the axis of
+#: the first difference; one-feature moves before whole profiles; another cause's
+#: input left to it past its first difference.
+RULES = 3
 #: The most work the rules may do for one input, in bytes predicted (each rule's
 #: prediction of an input costs its length): past it, rules that would need
 #: checking are passed over (the best one checked so far, or the rule that predicts
@@ -207,7 +219,14 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                ) -> Iterator[Rule]:
     """The rules 2-7 of the module docstring, in order (a caller takes the first
     that holds); ``out``, the decoder's outcome, and ``run``, the decoder, say where
-    a streaming split shows (:func:`_split_feature`)."""
+    a streaming split shows (:func:`_split_feature`). An ``incremental-differs``
+    divergence gets the streaming rules (6) alone: its one-shot sibling, fed the same
+    bytes whole, does not differ so, which refutes on this very input any rule that is
+    a function of the bytes alone (2-5)."""
+    if klass == "incremental-differs":
+        yield from _stream_rules(data, _ref(profile, policy), out, run)
+        yield _signature_rule(klass, feature)
+        return
     for pol in POLICIES:
         if pol != policy:
             yield _reference_rule(
@@ -218,15 +237,35 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
     # Before the other profiles: at the end of the input it looks like one that takes
     # RFC 2279's prefixes (legacy, rfc2279); the sequence completed tells them apart.
     yield _when_complete_rule(profile, profile, policy, klass)
+    # The model's other moves from the claim, one axis (the well-formed set, the cut,
+    # the replace view's cut), then two or three at once: before the other profiles,
+    # each of which moves the well-formed set in many places at once.
+    claimed = REGISTRY[profile]
+    accepting = _accepting_moves(data, profile, policy)
+    cuts_ = _policy_moves(claimed, policy)
+    renders = _rendering_moves(claimed, policy)
+    for name, text, sev, point in (*cuts_[-1:], *renders):
+        yield Rule(Explanation(name, text, sev), point.predict)
+    for name, text, sev, point in accepting:
+        yield Rule(Explanation(name, text, sev), point.predict, _feature_probes(profile))
+    yield from _combined(data, out, profile, policy, [accepting, cuts_, renders])
     for prof in REGISTRY:
         if prof == profile:
             continue
         for pol in (policy, *[p for p in POLICIES if p != policy]):
-            yield _reference_rule(
-                f"profile:{prof}/{pol}",
-                f"it decodes these bytes as the {prof} profile does "
-                f"({REGISTRY[prof].spec}), where it claims {profile}",
-                severity_of(klass), prof, pol)
+            if pol == policy:
+                yield _reference_rule(
+                    f"profile:{prof}/{pol}",
+                    f"it decodes these bytes as the {prof} profile does "
+                    f"({REGISTRY[prof].spec}), where it claims {profile}",
+                    severity_of(klass), prof, pol)
+            else:  # two axes moved: named by the one that makes the first difference
+                yield from _combined(data, out, profile, policy, [[(
+                    f"profile:{prof}/{policy}",
+                    f"it decodes these bytes as the {prof} profile does "
+                    f"({REGISTRY[prof].spec}), where it claims {profile}",
+                    severity_of(klass), Point(REGISTRY[prof], policy))],
+                    [m for m in cuts_ if m[3].policy == pol], []])
             if _surrogates(prof) and not _surrogates(profile):
                 yield Rule(Explanation(
                     f"profile:{prof}/{pol}+surrogate-one-error",
@@ -273,6 +312,12 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                            "it passes each ill-formed byte through as the code point of "
                            "the same number (U+0080..U+00FF), as Latin-1 would",
                            "non-conformance"), as_latin1)
+    # every byte so, the well-formed ones too: a table of its own (after the rule
+    # above, the smaller move where an input cannot tell them apart)
+    yield Rule(Explanation(
+        "profile:latin1", "it decodes every byte as the character of its value (ISO/IEC "
+        "8859-1): no byte sequence is read as one UTF-8 character", severity_of(klass)),
+        Point(LATIN1, policy).predict)
     # A lead followed by bytes that are not continuation bytes is in every set of
     # fresh inputs (fresh_inputs): a decoder that takes them refutes bytes-as-latin1,
     # one that checks them refutes these.
@@ -344,29 +389,72 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
     yield Rule(Explanation("spans-lead-byte-only",
                            "its error spans cover only the first byte of each error",
                            "reporting"), lead_only)
-    if klass == "incremental-differs":
-        # How it carries a sequence a chunk boundary cuts, whatever its length: as
-        # if the chunk were the end of the input, or not at all (its bytes lost).
-        for lose, name, what in (
-                (False, "each-chunk-as-final",
-                 "it decodes each chunk as if it were the last: a sequence a chunk "
-                 "boundary cuts is an error where the chunk ends, and its rest in the "
-                 "next chunk stray continuation bytes"),
-                (True, "drops-held-bytes",
-                 "it does not hold back the bytes a chunk ends with when they begin a "
-                 "sequence: they are lost, without an error, and the rest of that "
-                 "sequence in the next chunk is stray continuation bytes")):
-            yield Rule(Explanation(f"stream:{name}", f"fed in chunks, {what}: a "
-                                   "streaming bug", "non-conformance"),
-                       _chunked(mine, lose))
-        cut = _split_feature(data, mine, out, run)
-        if cut is not None:
-            yield Rule(Explanation(
-                f"split:{cut}", f"fed in chunks, it differs from its own one-shot result "
-                f"where a chunk boundary cuts a sequence ({cut}): a streaming bug",
-                "non-conformance"), None)
-    yield Rule(Explanation(f"{klass}/{feature}", f"{klass.replace('-', ' ')} at {feature}",
-                           severity_of(klass)), None)
+    yield Rule(Explanation("end-unchecked",
+                           "it does not check the end of the input: a sequence the end "
+                           "cuts short is dropped without an error, as if more input were "
+                           "to come (a streaming decoder or validator that is never told "
+                           "the input ended, or forgets to check what it holds then)",
+                           "non-conformance"), _end_unchecked(mine))
+    yield _signature_rule(klass, feature)
+
+
+def _end_unchecked(ref: Reference) -> Callable[[bytes], Prediction]:
+    """The reference without the truncated error the input ends with, if it ends so."""
+    def predict(d: bytes) -> Prediction:
+        toks = list(ref.decode(d).tokens)
+        if toks and toks[-1].reason == "truncated" and toks[-1].end == len(d):
+            toks.pop()
+        return _predicted(toks, d)
+    return predict
+
+
+def _signature_rule(klass: str, feature: str) -> Rule:
+    return Rule(Explanation(f"{klass}/{feature}", f"{klass.replace('-', ' ')} at {feature}",
+                            severity_of(klass)), None)
+
+
+def _stream_rules(data: bytes, mine: Reference, out: Outcome | None, run: Run | None
+                  ) -> Iterator[Rule]:
+    """How a streaming decoder carries a sequence a chunk boundary cuts, whatever its
+    length: as if the chunk were the end of the input, or not at all (its bytes
+    lost at the chunk's end, or when the next chunk comes); else the feature of the
+    sequence a boundary cuts. Each is also checked on :func:`_boundary_probes`."""
+    for lose, last, name, what in (
+            (False, False, "each-chunk-as-final",
+             "it decodes each chunk as if it were the last: a sequence a chunk "
+             "boundary cuts is an error where the chunk ends, and its rest in the "
+             "next chunk stray continuation bytes"),
+            (True, True, "drops-held-bytes",
+             "it does not hold back the bytes a chunk ends with when they begin a "
+             "sequence: they are lost, without an error, and the rest of that "
+             "sequence in the next chunk is stray continuation bytes"),
+            (True, False, "forgets-held-bytes",
+             "it holds back the bytes a chunk ends with when they begin a sequence, but "
+             "forgets them when the next chunk comes: they are lost, without an error, "
+             "and the rest of that sequence is stray continuation bytes (the end of "
+             "the input after them is still an error)")):
+        yield Rule(Explanation(f"stream:{name}", f"fed in chunks, {what}: a "
+                               "streaming bug", "non-conformance"),
+                   _chunked(mine, lose, last), _boundary_probes)
+    cut = _split_feature(data, mine, out, run)
+    if cut is not None:
+        yield Rule(Explanation(
+            f"split:{cut}", f"fed in chunks, it differs from its own one-shot result "
+            f"where a chunk boundary cuts a sequence ({cut}): a streaming bug",
+            "non-conformance"), None)
+
+
+def _boundary_probes(data: bytes) -> list[bytes]:
+    """At each chunk boundary inside ``data`` (:func:`~utf8fuzz.decoders.chunks.cuts`):
+    the input ended there, and ended there with ``A`` after it. They tell the stream
+    rules apart where a view says little (a validator's yes or no): the bytes a
+    boundary cuts off the rest of their sequence are then followed by ASCII in a chunk
+    of its own (lost: accepted; decoded as if final: an error), or by the end (lost at
+    the chunk's end, or only when the next chunk comes)."""
+    out: list[bytes] = []
+    for c in cuts(data)[:-1]:
+        out += [data[:c], data[:c] + b"A"]
+    return out
 
 
 #: Where an extra output goes (:func:`_insertion_rules`), in the words of a rule.
@@ -666,18 +754,20 @@ def _rejecting(ref: Reference, table: Profile, feat: str, n: int
     return predict
 
 
-def _chunked(ref: Reference, lose: bool) -> Callable[[bytes], Prediction]:
+def _chunked(ref: Reference, lose: bool, last: bool = True) -> Callable[[bytes], Prediction]:
     """The reference fed the chunks of :func:`~utf8fuzz.decoders.chunks.cuts` one by
     one, each decoded alone; ``lose``: a truncated error a chunk ends with (bytes a
-    decoder must hold for the next chunk) dropped, the last chunk's too (every chunk
-    is fed as not final; the end is an empty final call)."""
+    decoder must hold for the next chunk) dropped, the last chunk's too when ``last``
+    (every chunk is fed as not final; the end is an empty final call), else kept (the
+    held bytes are lost only when another chunk comes)."""
     def predict(d: bytes) -> Prediction:
         toks: list[Token] = []
         prev = 0
-        for c in cuts(d):
+        ends = cuts(d)
+        for c in ends:
             part = [t._replace(start=t.start + prev, end=t.end + prev)
                     for t in ref.decode(d[prev:c]).tokens]
-            if lose and part and part[-1].reason == "truncated":
+            if lose and part and part[-1].reason == "truncated" and (last or c != ends[-1]):
                 part.pop()
             toks += part
             prev = c
@@ -1003,6 +1093,8 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
         return Explanation(f"{out.status}:{feature}", f"it {what}", "non-conformance")
     fresh: list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]] | None = None
     best: tuple[int, Explanation] | None = None
+    if run is not None:  # rules share probes: each input is run once
+        run = _memo(run)
     budget = Budget(EXPLAIN_BYTES)
     lo, hi = _around(data, at, _ref(profile, policy)) if run is not None else (0, len(data))
     near = data[lo:hi]
@@ -1030,11 +1122,34 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
         e = rule.explanation
         if best is None or left < best[0]:
             best = (left, Explanation(e.rule, e.text, e.severity, len(fresh) + len(extra)))
+            _remember((data, profile, policy, klass, feature, e.rule), rule)
         if left == 0:
             break
     if best is None:
         raise AssertionError("the last rule always holds")
     return best[1]
+
+
+def _memo(run: Run) -> Run:
+    seen: dict[bytes, tuple[Outcome, frozenset[tuple[str, str]]] | None] = {}
+
+    def once(d: bytes) -> tuple[Outcome, frozenset[tuple[str, str]]] | None:
+        if d not in seen:
+            seen[d] = run(d)
+        return seen[d]
+    return once
+
+
+#: The rule each explanation chose, by (input, claim, class, feature, rule name):
+#: points of the model that move different axes may share a name (the axis that
+#: makes the first difference), and :func:`rule_of` gives the one that was checked.
+_CHOSEN: dict[tuple[bytes, str, str, str, str, str], Rule] = {}
+
+
+def _remember(key: tuple[bytes, str, str, str, str, str], rule: Rule) -> None:
+    if len(_CHOSEN) >= 4096:
+        _CHOSEN.clear()
+    _CHOSEN[key] = rule
 
 
 #: Over this many bytes, an input's fresh inputs are made from the bytes around its
@@ -1092,17 +1207,38 @@ def unexplained(rule: Rule, fresh: Iterable[tuple[bytes, Outcome, frozenset[tupl
         pred = rule.predict(data)
         if _same(pred, out):
             continue
-        base, override = pred
-        ref = _ref(profile, policy).decode(data)
-        try:
-            quiet = all((override[v] if v in override else base.view(v)) == ref.view(v)
-                        for v in _shown(out))
-        except ViewUnavailable:
-            quiet = False
-        if not quiet or kind in kinds:
+        if not _quiet(pred, out, _ref(profile, policy).decode(data)) or kind in kinds:
             return None
         left += 1
     return left
+
+
+def _quiet(pred: Prediction, out: Outcome, ref: Outcome) -> bool:
+    """Does ``pred`` predict no divergence where ``out`` shows one: the reference
+    ``ref`` in each view up to and including ``out``'s first difference from it there
+    (past it, the input is that other divergence's: a second cause's bytes further on
+    are not this rule's to predict), and in a view where ``out`` shows none, all of it?"""
+    base, override = pred
+    try:
+        views = _shown(out)
+        # the views that drop errors (ignore, escape) hold no place of them: where a
+        # view that does differs, the first difference is found there
+        placed = [v for v in views if v not in ("ignore", "escape")
+                  and out.view(v) != ref.view(v)]
+        for v in views if not placed else [v for v in views if v not in ("ignore", "escape")]:
+            mine, theirs = out.view(v), ref.view(v)
+            want = override[v] if v in override else base.view(v)
+            if mine != theirs and isinstance(mine, tuple) and isinstance(theirs, tuple) \
+                    and isinstance(want, tuple):
+                k = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
+                          if a != b), min(len(mine), len(theirs)))
+                if want[:k + 1] != theirs[:k + 1]:
+                    return False
+            elif want != theirs:
+                return False
+    except ViewUnavailable:
+        return False
+    return True
 
 
 def _fresh_outcomes(inputs: list[bytes], run: Run
@@ -1120,12 +1256,300 @@ def _fresh_outcomes(inputs: list[bytes], run: Run
 
 def rule_of(data: bytes, profile: str, policy: str, klass: str, feature: str,
             rule: str, out: Outcome | None = None) -> Rule | None:
-    """The candidate named ``rule`` for this input (None: no such candidate)."""
+    """The candidate named ``rule`` for this input (None: no such candidate): the one
+    :func:`explain` chose, where it chose one of that name on this input; else the
+    first that reproduces ``out``, else the first of that name."""
+    chosen = _CHOSEN.get((data, profile, policy, klass, feature, rule))
+    if chosen is not None and (out is None or chosen.holds(data, out)):
+        return chosen  # (another decoder's choice on the same input may not hold)
+    first: Rule | None = None
     for r in candidates(data, profile, policy, klass, feature, out):
         if r.explanation.rule == rule:
-            return r
-    return None
+            if out is None or r.holds(data, out):
+                return r  # of the points that share a name, one that reproduces it
+            first = first or r
+    return first
 
 
-__all__ = ["LONG_INPUT", "RULES", "SEVERITIES", "Explanation", "Rule", "candidates", "explain",
-           "explains_first", "fresh_inputs", "rule_of", "unexplained", "window"]
+# -- the decoder model, one axis at a time ----------------------------------------
+#
+# A decoder is described along the specs' axes: its table (the claimed profile's
+# well-formed set, another profile's, or the claimed one with the sequences of one
+# spec feature added), its policy (how the ill-formed bytes between are cut into
+# errors), and its replace view's rendering (one U+FFFD an error, or one a byte). A
+# point that moves two axes predicts an input that shows two deviations at once; its
+# finding is the axis whose move alone predicts the input's first difference from
+# the reference (what the signature names), so that a decoder with two deviations
+# is two findings, each named by one axis, never one finding for the pair.
+
+#: Every byte the character of its value (ISO/IEC 8859-1): a table with no
+#: multi-byte sequence, what a decoder that does no UTF-8 at all decodes by.
+LATIN1 = Profile(
+    name="latin1", title="every byte as the character of its value (ISO/IEC 8859-1)",
+    spec="ISO/IEC 8859-1: each byte is the character of its value",
+    rows=[Row(((0x00, 0xFF),), clause="ISO/IEC 8859-1: one byte, one character")],
+    max_codepoint=0xFF)
+
+_C = (0x80, 0xBF)
+#: The sequences of each ill-formed spec feature (signature.FEATURES), by length: the
+#: bytes RFC 2279 section 2's layout reads as one value that Table 3.1B rejects
+#: (Corrigendum #1: which second bytes mark non-shortest forms, surrogates, values
+#: above U+10FFFF).
+_FEATURE_ROWS: dict[str, dict[int, tuple[tuple[tuple[int, int], ...], ...]]] = {
+    "non-shortest-form": {2: (((0xC0, 0xC1), _C),), 3: (((0xE0, 0xE0), (0x80, 0x9F), _C),),
+                          4: (((0xF0, 0xF0), (0x80, 0x8F), _C, _C),),
+                          5: (((0xF8, 0xF8), (0x80, 0x87), _C, _C, _C),),
+                          6: (((0xFC, 0xFC), (0x80, 0x83), _C, _C, _C, _C),)},
+    "surrogate": {3: (((0xED, 0xED), (0xA0, 0xBF), _C),)},
+    "above-10ffff": {4: (((0xF4, 0xF4), (0x90, 0xBF), _C, _C), ((0xF5, 0xF7), _C, _C, _C))},
+}
+
+
+def _minus(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]
+           ) -> list[tuple[tuple[int, int], ...]]:
+    """The sequences of row ranges ``a`` that are not in ``b`` (same length), as rows."""
+    if any(max(x[0], y[0]) > min(x[1], y[1]) for x, y in zip(a, b, strict=True)):
+        return [a]
+    out: list[tuple[tuple[int, int], ...]] = []
+    for i, ((alo, ahi), (blo, bhi)) in enumerate(zip(a, b, strict=True)):
+        lo, hi = max(alo, blo), min(ahi, bhi)
+        if alo < lo:
+            out.append((*a[:i], (alo, lo - 1), *a[i + 1:]))
+        if hi < ahi:
+            out.append((*a[:i], (hi + 1, ahi), *a[i + 1:]))
+        a = (*a[:i], (lo, hi), *a[i + 1:])
+    return out
+
+
+@cache
+def _added(profile: str, feat: str, n: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """The rows of feature ``feat``'s ``n``-byte sequences that ``profile``'s table
+    does not have already (modified UTF-8 has C0 80)."""
+    pieces: list[tuple[tuple[int, int], ...]] = []
+    for box in _FEATURE_ROWS.get(feat, {}).get(n, ()):
+        left = [box]
+        for r in REGISTRY[profile].rows:
+            if r.length == n:
+                left = [p for q in left for p in _minus(q, r.ranges)]
+        pieces += left
+    return tuple(pieces)
+
+
+@cache
+def accepting_table(profile: str, feat: str, n: int | None) -> Profile | None:
+    """``profile``'s table with the ``n``-byte sequences of ill-formed feature ``feat``
+    well-formed (None: at every length its leads announce), each the value its bits
+    spell; None where that adds nothing (or the table is one of offsets and reserved
+    leads, Corrected UTF-8's, whose sequences a bit layout does not spell)."""
+    base = REGISTRY[profile]
+    if base.reserved_leads or any(r.offset for r in base.rows):
+        return None
+    lengths = [n] if n is not None else sorted(_announced(base))
+    added = [p for k in lengths for p in _added(profile, feat, k)]
+    if not added:
+        return None
+    return Profile(
+        name=f"{profile}+{feat}" + (f":{n}" if n else ""), title=base.title, spec=base.spec,
+        rows=[*base.rows, *(Row(p, clause=f"RFC 2279 section 2: {feat} read by its bits")
+                            for p in added)],
+        max_codepoint=max(base.max_codepoint, *(bits_value(bytes(hi for _, hi in p))
+                                                for p in added)))
+
+
+_table_refs: dict[tuple[str, str], Reference] = {}
+
+
+def _table_ref(table: Profile, policy: str) -> Reference:
+    if table.name in REGISTRY:
+        return _ref(table.name, policy)
+    r = _table_refs.get((table.name, policy))
+    if r is None:
+        r = _table_refs[table.name, policy] = Reference(table, policy)
+    return r
+
+
+#: The cut that is not one of :data:`~utf8fuzz.policies.POLICIES`: a lead that
+#: announces n bytes (RFC 2279 section 2) takes the next n-1 whatever they are, and
+#: the sequence is checked against the table only once complete (an error over all
+#: its bytes but the last where the table rejects it); a lead the end cuts short is
+#: one truncated error. What a decoder that holds bytes by the lead's count shows.
+BY_STRUCTURE = "by-structure"
+_BY_STRUCTURE_RULE = "checked-when-complete+continuations-unchecked"
+
+
+def _by_structure(table: Profile, d: bytes) -> list[Token]:
+    lengths = _announced(table)
+    toks: list[Token] = []
+    i = 0
+    while i < len(d):
+        n = structural_length(d[i])
+        if n not in lengths:
+            row = table.row_of(d[i:i + 1])
+            toks.append(Token("char", row.value(d[i:i + 1]), i, i + 1) if row is not None
+                        else Token("error", None, i, i + 1, "illegal"))
+            i += 1
+        elif i + n > len(d):
+            toks.append(Token("error", None, i, len(d), "truncated"))
+            i = len(d)
+        elif (row := table.row_of(d[i:i + n])) is not None:
+            toks.append(Token("char", row.value(d[i:i + n]), i, i + n))
+            i += n
+        else:
+            toks.append(Token("error", None, i, i + n - 1, "illegal"))
+            i += n - 1
+    return toks
+
+
+@dataclass(frozen=True)
+class Point:
+    """A point of the decoder model: ``table`` cut into errors by ``policy`` (one of
+    :data:`~utf8fuzz.policies.POLICIES`, or :data:`BY_STRUCTURE`); a high and a low
+    surrogate's characters one character (``utf16``: text held as UTF-16, as a JS or
+    Java string holds it); its replace view cut by ``rendering`` instead (None: the
+    same cut), one U+FFFD an error."""
+
+    table: Profile
+    policy: str
+    utf16: bool = False
+    rendering: str | None = None
+
+    def tokens(self, d: bytes, policy: str) -> list[Token]:
+        toks = (_by_structure(self.table, d) if policy == BY_STRUCTURE
+                else list(_table_ref(self.table, policy).decode(d).tokens))
+        return _paired(toks) if self.utf16 else toks
+
+    def predict(self, d: bytes) -> Prediction:
+        base = _predicted(self.tokens(d, self.policy), d)[0]
+        if self.rendering is None:
+            return base, {}
+        return base, {"replace": tuple(t.value or 0 if t.kind == "char" else REPLACEMENT
+                                       for t in self.tokens(d, self.rendering))}
+
+
+def _agrees_first(pred: Prediction, out: Outcome, ref: Outcome) -> bool:
+    """Does ``pred`` give what ``out`` shows up to and including each view's first
+    difference from ``ref`` (views where ``out`` agrees with ``ref`` left aside)?"""
+    base, override = pred
+    try:
+        for v in _shown(out):
+            mine, theirs = out.view(v), ref.view(v)
+            if mine == theirs:
+                continue
+            want = override[v] if v in override else base.view(v)
+            if isinstance(mine, tuple) and isinstance(theirs, tuple) and isinstance(want, tuple):
+                k = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
+                          if a != b), min(len(mine), len(theirs)))
+                if mine[:k + 1] != want[:k + 1]:
+                    return False
+            elif mine != want:
+                return False
+    except ViewUnavailable:
+        return False
+    return True
+
+
+#: A move along one axis from the claim: the rule it names, its sentence and
+#: severity, and the point it reaches.
+Move = tuple[str, str, str, Point]
+
+
+def _combined(data: bytes, out: Outcome | None, profile: str, policy: str,
+              axes: list[list[Move]]) -> Iterator[Rule]:
+    """Points that move two or three of ``axes`` (table, policy, rendering) at once,
+    one move each; each is named by the move whose point alone predicts ``out``'s
+    first difference from the reference (the first moved axis's, where none does or
+    there is no ``out``): what the signature names is that axis's doing."""
+    ref = _ref(profile, policy).decode(data) if out is not None else None
+    none: Move = ("", "", "", Point(REGISTRY[profile], policy))
+    tables, cuts_, renders = ([none, *a] for a in axes)
+    # the replace view's cut after the cut of errors: where a text alone cannot tell
+    # them apart (a text-only decoder), the cut of errors names it
+    for t, r, p in product(tables, renders, cuts_):
+        moved = [m for m in (t, p, r) if m is not none]
+        if len(moved) < 2:
+            continue
+        point = Point(t[3].table, p[3].policy, t[3].utf16, r[3].rendering)
+        name = next((m for m in moved if out is not None and ref is not None
+                     and _agrees_first(m[3].predict(data), out, ref)), moved[0])
+        yield Rule(Explanation(*name[:3]), point.predict,
+                   _feature_probes(profile) if t is not none else None)
+
+
+@cache
+def _feature_sequences(profile: str) -> tuple[bytes, ...]:
+    """The first sequence of each row an ill-formed feature (:data:`_FEATURE_ROWS`)
+    adds to ``profile``'s table at each length its leads announce."""
+    lengths = _announced(REGISTRY[profile])
+    return tuple(bytes(lo for lo, _ in row) for f, rows in _FEATURE_ROWS.items()
+                 for k in rows if k in lengths for row in _added(profile, f, k))
+
+
+def _feature_probes(profile: str) -> Callable[[bytes], list[bytes]]:
+    """Probes for a move of the well-formed set: the input after a sequence of each
+    ill-formed feature, at each length: a move that accepts too few or too many of
+    them is refuted, or leaves them to another bug."""
+    return lambda d: [q + d for q in _feature_sequences(profile)]
+
+
+def _accepting_moves(data: bytes, profile: str, policy: str) -> list[Move]:
+    """Table moves for the ill-formed features the reference finds on ``data``: each
+    feature at the length seen (``accepts:surrogate:3-byte``), then at every length
+    (``accepts:non-shortest-form``); a surrogate's also with pairs read as UTF-16."""
+    table = REGISTRY[profile]
+    seen: list[tuple[str, int]] = []
+    for t in _ref(profile, policy).decode(data).tokens:
+        if t.kind == "char":
+            continue
+        f = feature_of(data, t, table)
+        n = structural_length(data[t.start])
+        if f in _FEATURE_ROWS and (f, n) not in seen:
+            seen.append((f, n))
+    moves: list[Move] = []
+    # every feature at every length too, seen or not: a decoder's other deviation
+    # (one this input does not show) moves the table on the fresh inputs it is checked on
+    for f, n in seen + [(f, 0) for f in _FEATURE_ROWS]:
+        if not n and sum(k in _FEATURE_ROWS[f] for k in _announced(table)) < 2:
+            n = next((k for k in _FEATURE_ROWS[f] if k in _announced(table)), 0)
+            if not n or (f, n) in seen:
+                continue  # the move of its one length
+        tab = accepting_table(profile, f, n or None)
+        if tab is None:
+            continue
+        rule = f"accepts:{f}:{n}-byte" if n else f"accepts:{f}"
+        text = (f"it accepts the {f'{n}-byte ' if n else ''}sequences the profile calls "
+                f"ill-formed at {f.replace('-', ' ')}, as the value their bits spell (RFC "
+                "2279 section 2's layout): a change to the well-formed set")
+        for utf16 in (False, True) if f == "surrogate" else (False,):
+            moves.append((rule, text + ("; a high and a low surrogate so read are one "
+                                        "character, as in a UTF-16 string" if utf16 else ""),
+                          "non-conformance", Point(tab, policy, utf16)))
+    return moves
+
+
+def _policy_moves(table: Profile, policy: str) -> list[Move]:
+    """The other cuts of ill-formed bytes into errors, from the claim."""
+    moves: list[Move] = [(f"policy:{pol}", f"it cuts ill-formed bytes into errors by the {pol} "
+                          f"policy, where it claims {policy}: a policy difference, not a "
+                          "conformance bug", "policy", Point(table, pol)) for pol in POLICIES
+                         if pol != policy]
+    moves.append((_BY_STRUCTURE_RULE,
+                  "it takes the bytes a lead announces (RFC 2279 section 2) without checking "
+                  "them and checks the sequence against the table only once it has them all: "
+                  "a complete sequence the table rejects is an error over all its bytes but "
+                  "the last, and a lead the end cuts short one truncated error with the "
+                  "bytes after it", "reporting", Point(table, BY_STRUCTURE)))
+    return moves
+
+
+_PER_BYTE = "renders-errors-as:U+FFFD-per-byte"
+
+
+def _rendering_moves(table: Profile, policy: str) -> list[Move]:
+    """The replace view cut otherwise than the errors it reports: per byte."""
+    return [(_PER_BYTE, "its replace view writes one U+FFFD for each ill-formed byte, where "
+             "its errors (strict, spans) are cut as it claims", "reporting",
+             Point(table, policy, rendering="per-byte"))]
+
+__all__ = ["LONG_INPUT", "RULES", "SEVERITIES", "Explanation", "Rule", "accepting_table",
+           "candidates", "explain", "explains_first", "fresh_inputs", "rule_of", "unexplained",
+           "window"]

@@ -16,6 +16,16 @@ begin with a word make it fail in one way each:
             but garbage from a text-only client)
 ``badvalid`` in validate mode, a reply of 17 bytes (a rejection's)
 ``badstat`` in validate mode, status 3
+``overlimit`` a length prefix one byte over the longest reply its input may get
+            (docs/protocol.md), and nothing after it
+
+It answers the requests its ``--flags`` say: a history request (64) decodes each
+history input first (its answer dropped), a placed request (128) decodes the
+input's view of the buffer it builds, a stream request (32, or 256 in validate
+mode) decodes the chunks joined; a word is read from the input. Two bugs that live
+in the call, not in the bytes: with ``--sticky`` its validator keeps a flag after a
+rejection and says the next input, whatever it is, is well-formed (as a WebSocket
+library's did); with ``--overread`` a placed input is read one byte past its view.
 
 Run with ``--bad-hello`` it starts with a hello of the wrong protocol version;
 with ``--surrogatepass`` it accepts encoded surrogates (ED A0 80 is U+D800), a
@@ -31,6 +41,9 @@ import sys
 import time
 
 ERRORS = "surrogatepass" if "--surrogatepass" in sys.argv else "strict"
+STICKY = "--sticky" in sys.argv
+OVERREAD = "--overread" in sys.argv
+rejected_last = False  # the sticky validator's flag
 
 
 def frame(payload: bytes) -> bytes:
@@ -38,12 +51,16 @@ def frame(payload: bytes) -> bytes:
 
 
 def reply(rid: int, mode: int, data: bytes) -> bytes:
+    global rejected_last
     if mode == 2:
         cps = [ord(c) for c in data.decode("utf-8", "replace")]
         if data.startswith(b"errors"):
             return struct.pack(f"<IBII{len(cps)}IIII", rid, 0, len(cps), 1, *cps, 0, 1, 1)
         return struct.pack(f"<IBII{len(cps)}I", rid, 0, len(cps), 0, *cps)
     if mode == 3:
+        if STICKY and rejected_last:
+            rejected_last = False
+            return struct.pack("<IB", rid, 0)
         if data.startswith(b"badvalid"):
             return struct.pack("<IBIII", rid, 1, 0, 1, 1)
         if data.startswith(b"badstat"):
@@ -51,6 +68,7 @@ def reply(rid: int, mode: int, data: bytes) -> bytes:
         try:
             data.decode("utf-8", ERRORS)
         except UnicodeDecodeError:
+            rejected_last = True
             return struct.pack("<IB", rid, 1)
         return struct.pack("<IB", rid, 0)
     try:
@@ -80,7 +98,27 @@ def main() -> None:
             return
         (n,) = struct.unpack("<I", head)
         req = inp.read(n)
-        rid, mode, data = struct.unpack_from("<I", req)[0], req[4], req[5:]
+        rid, mode, data = struct.unpack_from("<I", req)[0], req[4] & 0x1F, req[5:]
+        kind = req[4] & 0xE0
+        if kind in (0x80, 0x40):  # u32 K, K u32 lengths, then the parts and the input
+            (k,) = struct.unpack_from("<I", data)
+            lengths, at = struct.unpack_from(f"<{k}I", data, 4), 4 + 4 * k
+            parts = []
+            for n_ in lengths:
+                parts.append(data[at : at + n_])
+                at += n_
+            if kind == 0x80:
+                data = b"".join(parts)
+            else:
+                for h in parts:
+                    reply(0, mode, h)
+                data = data[at:]
+        elif kind == 0x20:  # u32 offset, u32 total, u8 guard, then the input
+            offset, total, guard = struct.unpack_from("<IIB", data)
+            data = data[9:]
+            buf = bytearray([guard]) * total
+            buf[offset : offset + len(data)] = data
+            data = bytes(buf[offset : offset + len(data) + (1 if OVERREAD else 0)])
         if data.startswith(b"exit"):
             sys.stderr.write("misbehaving: asked to exit\n")
             sys.stderr.flush()
@@ -93,6 +131,9 @@ def main() -> None:
             out.write(frame(reply(rid + 1, mode, data)))
         elif data.startswith(b"badlen"):
             out.write(frame(struct.pack("<IBII", rid, 0, 5, 0) + b"\x41\x00\x00\x00"))
+        elif data.startswith(b"overlimit"):
+            n = len(data)
+            out.write(struct.pack("<I", (64 << 10) + 4 * (8 * n + 64) + 12 * n + 1))
         elif data.startswith(b"badspan"):
             out.write(frame(struct.pack("<IBIII", rid, 1, 0, len(data) + 1, 1)))
         else:

@@ -13,6 +13,9 @@
 //
 // A request in a mode the variant did not offer is answered "failed" (status 2):
 // the harness never sends one, so seeing it is a harness bug worth a message.
+// Each answers history requests (hello flag 64: each history input decoded and its
+// answer dropped, then the input) and placed requests (flag 128: the input decoded
+// as a slice of a larger buffer of guard bytes).
 package main
 
 import (
@@ -36,6 +39,12 @@ const (
 	flagReasons  = 4
 	flagValidate = 8
 	flagTextOnly = 16
+	flagHistory  = 64
+	flagPlaced   = 128
+	// or'ed into a request's mode: its input comes after a history, or placed
+	history  = 0x40
+	placed   = 0x20
+	modeMask = 0x1F
 
 	decoded = 0
 	failed  = 2
@@ -138,6 +147,51 @@ func frame(w *bufio.Writer, payload []byte) error {
 	return err
 }
 
+// answerKind appends the answer to a request's body (what follows the mode byte)
+// of kind (0, history or placed) to out; an error says why it is no such request.
+func answerKind(v variant, kind byte, out, body []byte) ([]byte, error) {
+	switch kind {
+	case 0:
+		return v.answer(out, body), nil
+	case history: // u32 K, K u32 lengths, the K history inputs, then the input
+		if len(body) < 4 {
+			return out, fmt.Errorf("a history request without its count")
+		}
+		k := uint64(binary.LittleEndian.Uint32(body))
+		if uint64(len(body)-4)/4 < k {
+			return out, fmt.Errorf("a history request shorter than its table")
+		}
+		at := 4 + 4*k
+		var dropped []byte
+		for c := uint64(0); c < k; c++ {
+			n := uint64(binary.LittleEndian.Uint32(body[4+4*c:]))
+			if uint64(len(body))-at < n {
+				return out, fmt.Errorf("a history request shorter than its history")
+			}
+			dropped = v.answer(dropped[:0], body[at:at+n])
+			at += n
+		}
+		return v.answer(out, body[at:]), nil
+	case placed: // u32 offset, u32 total, u8 guard, then the input
+		if len(body) < 9 {
+			return out, fmt.Errorf("a placed request without its placement")
+		}
+		offset := uint64(binary.LittleEndian.Uint32(body))
+		total := uint64(binary.LittleEndian.Uint32(body[4:]))
+		data := body[9:]
+		if offset > total || total-offset < uint64(len(data)) {
+			return out, fmt.Errorf("an input outside its buffer")
+		}
+		buf := make([]byte, total)
+		for i := range buf {
+			buf[i] = body[8]
+		}
+		copy(buf[offset:], data)
+		return v.answer(out, buf[offset:offset+uint64(len(data))]), nil
+	}
+	return out, fmt.Errorf("a request of a kind the hello does not offer")
+}
+
 func main() {
 	var v variant
 	ok := len(os.Args) == 2
@@ -153,7 +207,7 @@ func main() {
 	name := "go-" + os.Args[1]
 	hello := []byte("U8FZ")
 	hello = binary.LittleEndian.AppendUint16(hello, 1) // protocol version
-	hello = binary.LittleEndian.AppendUint16(hello, v.flags)
+	hello = binary.LittleEndian.AppendUint16(hello, v.flags|flagHistory|flagPlaced)
 	hello = binary.LittleEndian.AppendUint16(hello, uint16(len(name)))
 	// the free text: what produced the outcomes, as provenance keys
 	about, _ := json.Marshal(map[string]string{"go": runtime.Version(), "call": v.api})
@@ -177,8 +231,11 @@ func main() {
 			return
 		}
 		payload = binary.LittleEndian.AppendUint32(payload[:0], binary.LittleEndian.Uint32(req))
-		if req[4] == v.mode {
-			payload = v.answer(payload, req[5:])
+		if req[4]&modeMask == v.mode {
+			var err error
+			if payload, err = answerKind(v, req[4]&^modeMask, payload, req[5:]); err != nil {
+				payload = append(append(payload[:4], failed), err.Error()...)
+			}
 		} else {
 			payload = append(payload, failed)
 			payload = append(payload, fmt.Sprintf("mode %d: this variant answers mode %d", req[4], v.mode)...)

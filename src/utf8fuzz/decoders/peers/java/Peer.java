@@ -22,6 +22,10 @@
 // once told the input has ended (endOfInput true).
 //
 // A request in a mode the variant did not offer is answered "failed" (status 2).
+// Each answers history requests (hello flag 64: each history input decoded by the
+// same decoder, its answer dropped, then the input; each decode starts with
+// reset(), as the API requires of a new input) and placed requests (flag 128: the
+// input decoded as an offset and a length in a larger array of guard bytes).
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -41,6 +45,7 @@ public final class Peer {
     static final int MODE_STRICT = 1, MODE_REPLACE = 2;
     static final int FLAG_STRICT = 1, FLAG_REPLACE = 2, FLAG_REASONS = 4, FLAG_TEXT_ONLY = 16;
     static final int FLAG_STREAM = 32, STREAM = 0x80;
+    static final int FLAG_HISTORY = 64, HISTORY = 0x40, FLAG_PLACED = 128, PLACED = 0x20;
     static final int DECODED = 0, REJECTED = 1, FAILED = 2;
     static final int ILLEGAL = 1, TRUNCATED = 2;
 
@@ -60,8 +65,8 @@ public final class Peer {
         return b.array();
     }
 
-    static byte[] string(int id, byte[] data) {
-        return text(id, new String(data, StandardCharsets.UTF_8));
+    static byte[] string(int id, byte[] buf, int off, int n) {
+        return text(id, new String(buf, off, n, StandardCharsets.UTF_8));
     }
 
     static byte[] rejected(int id, int start, int end, int reason) {
@@ -74,10 +79,11 @@ public final class Peer {
         return le(5 + msg.length).putInt(id).put((byte) FAILED).put(msg).array();
     }
 
-    static byte[] charsetDecoder(int id, byte[] data) {
-        ByteBuffer in = ByteBuffer.wrap(data);
+    /** The n bytes of buf at off; offsets in the reply count from off. */
+    static byte[] charsetDecoder(int id, byte[] buf, int off, int n) {
+        ByteBuffer in = ByteBuffer.wrap(buf, off, n);
         // UTF-8 never gives more UTF-16 units than bytes: no OVERFLOW
-        CharBuffer out = CharBuffer.allocate(data.length + 1);
+        CharBuffer out = CharBuffer.allocate(n + 1);
         DECODER.reset();
         CoderResult r = DECODER.decode(in, out, false);
         int reason = ILLEGAL;
@@ -89,7 +95,7 @@ public final class Peer {
         }
         if (r.isUnderflow()) r = DECODER.flush(out);
         if (r.isError()) {
-            int start = in.position();
+            int start = in.position() - off;
             return rejected(id, start, start + r.length(), reason);
         }
         if (!r.isUnderflow()) return failed(id, "CharsetDecoder: " + r);
@@ -140,6 +146,44 @@ public final class Peer {
         return text(id, out.toString());
     }
 
+    /** A plain request's answer: the n bytes of buf at off, in the variant's mode. */
+    static byte[] plain(int mode, int id, byte[] buf, int off, int n) {
+        return mode == MODE_STRICT ? charsetDecoder(id, buf, off, n) : string(id, buf, off, n);
+    }
+
+    /** A history request (u32 K, K u32 lengths, the K history inputs, then the
+     * input): each history input answered and dropped, then the input. */
+    static byte[] history(int mode, int id, byte[] req) {
+        ByteBuffer table = ByteBuffer.wrap(req).order(ByteOrder.LITTLE_ENDIAN);
+        if (req.length < 4) return failed(id, "a history request without its count");
+        long k = Integer.toUnsignedLong(table.getInt(0));
+        if ((req.length - 4) / 4 < k) return failed(id, "a history request shorter than its table");
+        long at = 4 + 4 * k;
+        for (int c = 0; c < k; c++) {
+            long n = Integer.toUnsignedLong(table.getInt(4 + 4 * c));
+            if (req.length - at < n) return failed(id, "a history request shorter than its history");
+            plain(mode, 0, req, (int) at, (int) n);
+            at += n;
+        }
+        return plain(mode, id, req, (int) at, req.length - (int) at);
+    }
+
+    /** A placed request (u32 offset, u32 total, u8 guard, then the input): the
+     * input decoded as its offset and length in an array of guard bytes. */
+    static byte[] placed(int mode, int id, byte[] req) {
+        ByteBuffer head = ByteBuffer.wrap(req).order(ByteOrder.LITTLE_ENDIAN);
+        if (req.length < 9) return failed(id, "a placed request without its placement");
+        long offset = Integer.toUnsignedLong(head.getInt(0));
+        long total = Integer.toUnsignedLong(head.getInt(4));
+        int n = req.length - 9;
+        if (offset > total || total - offset < n || total > Integer.MAX_VALUE - 8)
+            return failed(id, "an input outside its buffer");
+        byte[] buf = new byte[(int) total];
+        Arrays.fill(buf, req[8]);
+        System.arraycopy(req, 9, buf, (int) offset, n);
+        return plain(mode, id, buf, (int) offset, n);
+    }
+
     /** A JSON string of s (the JDK has no JSON writer). */
     static String json(String s) {
         StringBuilder b = new StringBuilder("\"");
@@ -186,7 +230,8 @@ public final class Peer {
                 + ", \"call\": " + json(api) + "}").getBytes(StandardCharsets.UTF_8);
         ByteBuffer hello = le(10 + name.length + about.length);
         hello.put("U8FZ".getBytes(StandardCharsets.US_ASCII)).putShort((short) 1)
-                .putShort((short) flags).putShort((short) name.length).put(name).put(about);
+                .putShort((short) (flags | FLAG_HISTORY | FLAG_PLACED))
+                .putShort((short) name.length).put(name).put(about);
         frame(out, hello.array());
         out.flush();
         byte[] head = new byte[4];
@@ -206,15 +251,19 @@ public final class Peer {
             int id = ByteBuffer.wrap(req).order(ByteOrder.LITTLE_ENDIAN).getInt();
             byte[] data = Arrays.copyOfRange(req, 5, len);
             byte[] reply;
-            boolean stream = (req[4] & STREAM) != 0;
-            if ((req[4] & 0x7F) != mode || (stream && (flags & FLAG_STREAM) == 0)) {
+            int kind = req[4] & 0xE0;
+            boolean stream = kind == STREAM;
+            if ((req[4] & 0x1F) != mode || (stream && (flags & FLAG_STREAM) == 0)
+                    || (kind != 0 && kind != STREAM && kind != HISTORY && kind != PLACED)) {
                 reply = failed(id, "mode " + req[4] + ": this variant answers mode " + mode);
             } else if (stream) {
                 reply = charsetDecoderStream(id, data);
-            } else if (mode == MODE_STRICT) {
-                reply = charsetDecoder(id, data);
+            } else if (kind == HISTORY) {
+                reply = history(mode, id, data);
+            } else if (kind == PLACED) {
+                reply = placed(mode, id, data);
             } else {
-                reply = string(id, data);
+                reply = plain(mode, id, data, 0, data.length);
             }
             frame(out, reply);
             // answer before blocking on the next read: the harness pipelines, and

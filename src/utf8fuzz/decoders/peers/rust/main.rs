@@ -12,6 +12,9 @@
 //!   from-utf8-lossy   String::from_utf8_lossy; replace mode, text only.
 //!
 //! A request in a mode the variant did not offer is answered "failed" (status 2).
+//! Both answer history requests (hello flag 64: each history input decoded and its
+//! answer dropped, then the input) and placed requests (flag 128: the input decoded
+//! as a slice of a larger buffer of guard bytes).
 
 use std::io::{self, Read, Write};
 
@@ -21,6 +24,11 @@ const FLAG_STRICT: u16 = 1;
 const FLAG_REPLACE: u16 = 2;
 const FLAG_REASONS: u16 = 4;
 const FLAG_TEXT_ONLY: u16 = 16;
+const FLAG_HISTORY: u16 = 64;
+const FLAG_PLACED: u16 = 128;
+/// Or'ed into a request's mode: its input comes after a history, or placed.
+const HISTORY: u8 = 0x40;
+const PLACED: u8 = 0x20;
 const DECODED: u8 = 0;
 const REJECTED: u8 = 1;
 const FAILED: u8 = 2;
@@ -77,6 +85,45 @@ fn json(s: &str) -> String {
     out
 }
 
+fn get32(b: &[u8], at: usize) -> usize {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize
+}
+
+/// The answer to a request's `body` (what follows the mode byte) of `kind` (0,
+/// HISTORY or PLACED), appended to `reply`; Err: why it is no such request.
+fn answer_kind(answer: fn(&mut Vec<u8>, &[u8]), kind: u8, body: &[u8],
+               reply: &mut Vec<u8>) -> Result<(), &'static str> {
+    match kind {
+        0 => answer(reply, body),
+        HISTORY => {
+            // u32 K, K u32 lengths, the K history inputs, then the input
+            if body.len() < 4 { return Err("a history request without its count"); }
+            let k = get32(body, 0);
+            if (body.len() - 4) / 4 < k { return Err("a history request shorter than its table"); }
+            let (mut at, mut dropped) = (4 + 4 * k, Vec::new());
+            for c in 0..k {
+                let n = get32(body, 4 + 4 * c);
+                if body.len() - at < n { return Err("a history request shorter than its history"); }
+                dropped.clear();
+                answer(&mut dropped, &body[at..at + n]);
+                at += n;
+            }
+            answer(reply, &body[at..]);
+        }
+        PLACED => {
+            // u32 offset, u32 total, u8 guard, then the input
+            if body.len() < 9 { return Err("a placed request without its placement"); }
+            let (offset, total, data) = (get32(body, 0), get32(body, 4), &body[9..]);
+            if offset > total || total - offset < data.len() { return Err("an input outside its buffer"); }
+            let mut buf = vec![body[8]; total];
+            buf[offset..offset + data.len()].copy_from_slice(data);
+            answer(reply, &buf[offset..offset + data.len()]);
+        }
+        _ => return Err("a request of a kind the hello does not offer"),
+    }
+    Ok(())
+}
+
 fn frame(out: &mut Vec<u8>, payload: &[u8]) {
     put32(out, payload.len() as u32);
     out.extend_from_slice(payload);
@@ -108,7 +155,7 @@ fn main() {
     let mut hello = Vec::new();
     hello.extend_from_slice(b"U8FZ");
     hello.extend_from_slice(&1u16.to_le_bytes()); // protocol version
-    hello.extend_from_slice(&flags.to_le_bytes());
+    hello.extend_from_slice(&(flags | FLAG_HISTORY | FLAG_PLACED).to_le_bytes());
     hello.extend_from_slice(&(name.len() as u16).to_le_bytes());
     hello.extend_from_slice(name.as_bytes());
     hello.extend_from_slice(about.as_bytes());
@@ -145,8 +192,12 @@ fn main() {
             let req = &pending[pos + 4..pos + 4 + len];
             reply.clear();
             reply.extend_from_slice(&req[0..4]); // the id, echoed
-            if req[4] == mode {
-                answer(&mut reply, &req[5..]);
+            if req[4] & 0x1F == mode {
+                if let Err(why) = answer_kind(answer, req[4] & !0x1F, &req[5..], &mut reply) {
+                    reply.truncate(4);
+                    reply.push(FAILED);
+                    reply.extend_from_slice(why.as_bytes());
+                }
             } else {
                 reply.push(FAILED);
                 reply.extend_from_slice(
