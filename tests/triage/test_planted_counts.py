@@ -72,6 +72,13 @@ def test_one_finding_per_planted_bug(planted: Planted, shape: str) -> None:
     ("rejects_fffe_ffff", TEXT, "rejects:noncharacter:3-byte"),
     ("replace_with_question_mark", TEXT, "renders-errors-as:U+003F"),
     ("LosesSplitSequence", INCREMENTAL, "stream:drops-held-bytes"),
+    # moves narrower than a spec feature: boxes of the byte classes
+    ("rejects_nul", CODEC, "rejects:00"),
+    ("rejects_f090", TEXT, "rejects:F0_90_80..BF_80..BF"),
+    ("accepts_continuation_as_latin1", TEXT, "accepts:80..BF"),
+    ("accepts_cesu8_pairs", TEXT, "accepts:ED_A0..AF_80..BF_ED_B0..BF_80..BF"),
+    ("accepts_above_10ffff", CODEC, "accepts:above-10ffff:4-byte:as-U+FFFD"),
+    ("drops_lead_at_last_byte", CODEC, "end-unchecked:1-byte"),
 ])
 def test_a_planted_bug_is_named_by_the_model_axis_it_moves(attr: str, shape: str,
                                                            rule: str) -> None:

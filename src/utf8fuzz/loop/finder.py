@@ -610,7 +610,12 @@ class Finder:
                 return False
             by = self._sibling_divergence(r, d) or d
             o = r.outcomes.get(theirs)
-            return by.decoders == (theirs,) and o is not None and o.ok and rule.holds(b, o)
+            if o is None or not o.ok or not rule.holds(b, o):
+                return False
+            # another sibling first to diverge judges this core: the rule must hold
+            # on it too (E0 C1 BF shows an overlong in escape only; C1 BF in strict)
+            ob = r.outcomes.get(by.decoders[0])
+            return by.decoders == (theirs,) or (ob is not None and ob.ok and rule.holds(b, ob))
 
         # The core's own explanation, checked on fresh inputs made from it, can differ
         # from the one held (F0 90 41 cut to F0 90, whose fresh F0 90 E1 41 41 meets
