@@ -412,6 +412,7 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                            "the input ended, or forgets to check what it holds then)",
                            "non-conformance"), _end_unchecked(mine), _cut_short_ends)
     yield from _end_unchecked_after(mine)
+    yield _end_as_text(data, mine, out)
     yield _signature_rule(klass, feature)
 
 
@@ -465,6 +466,42 @@ def _end_unchecked_after(ref: Reference) -> Iterator[Rule]:
             f"({'its lead alone, the last byte' if k == 1 else 'the lead and what follows'})"
             " is dropped without an error; one cut short after more bytes is an error, as "
             "it should be", "non-conformance"), predict, _cut_short_ends)
+
+
+def _end_as_text(data: bytes, ref: Reference, out: Outcome | None) -> Rule:
+    """A sequence the end cuts short (a lead byte and fewer continuation bytes than its
+    high bits announce, RFC 2279 section 2: C0 and E2 82 alike) is no error: the
+    decoder writes a text of its own for it, in every view, the same on every input;
+    the text is read off ``out`` (none where ``out`` shows no text: a strict mode
+    cannot show it, and is the same cause)."""
+    text: tuple[int, ...] = ()
+    p = _cut_short_lead(data)
+    if out is not None and p is not None:
+        head = ref.decode(data[:p])
+        for v in ("replace", "ignore", "escape"):
+            if v not in _shown(out):
+                continue
+            try:
+                mine, theirs = out.view(v), _predicted(list(head.tokens), data)[0].view(v)
+            except ViewUnavailable:
+                continue
+            if isinstance(mine, tuple) and isinstance(theirs, tuple) \
+                    and mine[:len(theirs)] == theirs:
+                text = tuple(mine[len(theirs):])
+                break
+
+    def predict(d: bytes) -> Prediction:
+        q = _cut_short_lead(d)
+        if q is None:
+            return ref.decode(d), {}
+        base = _predicted(list(ref.decode(d[:q]).tokens), d)[0]
+        return base, {v: tuple(base.view(v)) + text for v in ("replace", "ignore", "escape")}
+    label = " ".join(f"U+{c:04X}" for c in text) or "a text of its own"
+    return Rule(Explanation(
+        "end-cut-short-as-text",
+        f"a sequence the end of the input cuts short (a lead byte and fewer continuation "
+        f"bytes than its high bits announce) is no error: it writes {label} for it in "
+        "every mode", "non-conformance"), predict, _cut_short_ends)
 
 
 def _cut_short_ends(data: bytes) -> list[bytes]:
