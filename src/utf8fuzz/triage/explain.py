@@ -1466,6 +1466,8 @@ def _table_ref(table: Profile, policy: str) -> Reference:
         return _ref(table.name, policy)
     r = _table_refs.get((table.name, policy))
     if r is None:
+        if len(_table_refs) >= 512:  # box moves make tables of inputs' own bytes
+            _table_refs.clear()
         r = _table_refs[table.name, policy] = Reference(table, policy)
     return r
 
