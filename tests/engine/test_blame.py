@@ -137,3 +137,22 @@ def test_another_cause_under_a_saved_signature_is_saved_as_its_own_entry(tmp_pat
     assert {f["rule"] for e in entries for f in entry_findings(e)} >= {"policy:per-byte"}
     assert len({e.signature for e in entries}) == 1 and len(entries) == 2
     assert corpus.signature_ids(tmp_path) == {Signature.parse(entries[0].signature).id}
+
+
+def test_another_cause_under_a_signature_an_earlier_run_saved_is_found(tmp_path) -> None:
+    # A nightly job: the first night meets only the per-byte cause; the second night
+    # meets the lost lead under the same signature, saved by the first. It is asked
+    # against the rule the corpus recorded, and saved as its own entry.
+    from utf8fuzz.triage.group import finding_ids
+
+    spec = PLANTED + "per_byte_loses_lead3+text+inprocess"
+    first = Finder(resolve(spec), tmp_path, "test", tally=False, full_every=1)
+    first.consider(bytes.fromhex("F0 90 41"))
+    assert len(finding_ids(tmp_path)) == 1
+    second = Finder(resolve(spec), tmp_path, "test", tally=False, full_every=1)
+    second.consider(bytes.fromhex("41 F0 E2 82 AC 41"))
+    assert len(second.found) == 1 and len(finding_ids(tmp_path)) == 2
+    third = Finder(resolve(spec), tmp_path, "test", tally=False, full_every=1)
+    third.consider(bytes.fromhex("F0 90 41"))
+    third.consider(bytes.fromhex("41 F0 E2 82 AC 41"))
+    assert third.found == []  # both causes recorded: nothing new

@@ -239,6 +239,17 @@ def test_an_entry_shows_its_finding_and_a_streaming_decoders_chunks(tmp_path: Pa
      "cut as it claims"),
     ("checked-when-complete+continuations-unchecked", "E0 41 42", ("mutf8", "maximal-subpart"),
      "takes the bytes a lead announces unchecked and checks the sequence once complete"),
+    # moves narrower than a spec feature
+    ("rejects:00", "00", ("unicode", "maximal-subpart"), "rejects the well-formed sequences 00"),
+    ("accepts:80..BF", "80", ("unicode", "maximal-subpart"),
+     "accepts the sequences 80..BF, which unicode rejects"),
+    ("accepts:above-10ffff:4-byte:as-U+FFFD", "F4 90 80 80", ("unicode", "maximal-subpart"),
+     "takes 4-byte values above U+10FFFF as one U+FFFD each, reporting no error"),
+    ("end-unchecked:1-byte", "E2", ("unicode", "maximal-subpart"),
+     "drops a sequence the end cuts short after 1 byte, without an error"),
+    ("profile:unicode|kuhn/checked-when-complete", "F8 88 80 80 80", ("unicode", "maximal-subpart"),
+     "accepts what unicode and the kuhn profile accept (5- and 6-byte forms up to U+7FFFFFFF), "
+     "checking a sequence only once complete"),
 ])
 def test_a_finding_is_titled_by_its_rule(rule: str, pattern: str, claim: tuple[str, str],
                                          want: str) -> None:

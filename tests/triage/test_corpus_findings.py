@@ -13,10 +13,11 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 
 #: (family, rule) -> the root cause, in words
 CAUSES: dict[tuple[str, str], str] = {
-    ("iconv", "profile:kuhn/checked-when-complete"):
-        "glibc's UTF-8 decoder reads the 31-bit sequences of RFC 2279 as Kuhn's FAQ "
-        "does (5- and 6-byte forms, values above U+10FFFF; no surrogates, no overlong "
-        "forms), which its 31-bit targets (UCS-4, wchar_t, UTF-8) pass on; and it "
+    ("iconv", "profile:unicode|kuhn/checked-when-complete"):
+        "glibc's UTF-8 decoder reads Unicode's sequences and the 31-bit ones of RFC 2279 "
+        "as Kuhn's FAQ does (5- and 6-byte forms, values above U+10FFFF; no surrogates, "
+        "no overlong forms; U+FFFE and U+FFFF, which Kuhn rejects, it takes), which its "
+        "31-bit targets (UCS-4, wchar_t, UTF-8) pass on; and it "
         "checks a sequence only once it has every byte the lead announces (E0 80 at "
         "the end is one truncated error to it)",
     ("iconv", "checked-when-complete"):

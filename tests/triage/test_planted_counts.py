@@ -56,8 +56,9 @@ CASES = [
     _case("overlong2_and_per_byte", CODEC),
     _case("surrogates_and_two_fffd", CODEC),
     _case("cesu8_like_trio", CODEC,
-          "4 findings for 3 bugs: its text at a cut-short end is named by class at "
-          "each sequence length (3), beside accepts-ill-formed/surrogate; C0 80 unseen"),
+          "2 findings for 3 bugs: end-cut-short-as-text, and accepts-ill-formed/surrogate "
+          "(the text at a cut-short end shows at the surrogate feature too, ED B0, which "
+          "refutes accepts:surrogate:3-byte); C0 80 unseen"),
 ]
 
 
@@ -72,11 +73,27 @@ def test_one_finding_per_planted_bug(planted: Planted, shape: str) -> None:
     ("rejects_fffe_ffff", TEXT, "rejects:noncharacter:3-byte"),
     ("replace_with_question_mark", TEXT, "renders-errors-as:U+003F"),
     ("LosesSplitSequence", INCREMENTAL, "stream:drops-held-bytes"),
+    # moves narrower than a spec feature: boxes of the byte classes
+    ("rejects_nul", CODEC, "rejects:00"),
+    ("rejects_f090", TEXT, "rejects:F0_90_80..BF_80..BF"),
+    ("accepts_continuation_as_latin1", TEXT, "accepts:80..BF"),
+    ("accepts_cesu8_pairs", TEXT, "accepts:ED_A0..AF_80..BF_ED_B0..BF_80..BF"),
+    ("accepts_above_10ffff", CODEC, "accepts:above-10ffff:4-byte:as-U+FFFD"),
+    ("drops_lead_at_last_byte", CODEC, "end-unchecked:1-byte"),
 ])
 def test_a_planted_bug_is_named_by_the_model_axis_it_moves(attr: str, shape: str,
                                                            rule: str) -> None:
     # the finding says what changed, in the spec's terms, not where it first showed
     assert [r for r, _ in findings(_planted(attr).spec(shape)).values()] == [rule]
+
+
+def test_text_written_for_a_cut_short_end_is_one_finding_in_every_mode() -> None:
+    # cesu8_like_trio's first bug: "0" and U+FFFD, and no error, for a sequence the end
+    # cuts short (C0, E2 82, F0 90 80): one point in its four modes (strict shows no
+    # error, the others the text), not a class at each sequence length
+    rules = [r for r, _ in findings(_planted("cesu8_like_trio").spec(CODEC)).values()]
+    assert rules.count("end-cut-short-as-text") == 1
+    assert not [r for r in rules if r.endswith("-byte-at-end")], rules
 
 
 def test_the_base_decoder_is_cpython_codec_on_every_short_input() -> None:

@@ -10,8 +10,9 @@ known bugs are recorded.
 To the cause (:meth:`Finder._record`). The input is explained first, and minimized
 while that explanation holds, not merely its signature, so that a core shows the
 cause it was met for and no wrong blame survives. A later input whose signature was
-recorded in this run, but whose first difference no rule recorded for the decoder
-predicts, may show another cause at the same place: it is explained and minimized in
+recorded (in this run, or in the corpus by an earlier one: :meth:`Finder._adopt`),
+but whose first difference no rule recorded for the decoder predicts, may show
+another cause at the same place: it is explained and minimized in
 turn (:meth:`Finder._other_causes`, the first :data:`CAUSE_CHECKS` inputs a
 signature), so that three bugs at one feature are three findings, each saved with
 its own entry (:func:`.corpus.entry_path`: the first cause under a signature at the
@@ -473,11 +474,50 @@ class Finder:
             for div in first.divergences:
                 if div.signature.id not in self.known and str(div.signature) not in again:
                     self._unreproduced(data, div.signature)
+        adopted = False
         for div in res.divergences:
             if div.signature.id not in self.known:
                 self.known.add(div.signature.id)
                 self._record(data, str(div.signature))
+            elif (self.corpus is not None and div.signature not in seen
+                  and div.signature not in self._causes):
+                adopted |= self._adopt(div.signature)
             seen.add(div.signature)
+        if adopted and res.full:
+            self._other_causes(data, res)
+
+    def _adopt(self, sig: Signature) -> bool:
+        """Take the rules an earlier run recorded in the corpus for ``sig`` (the
+        finding of each of its entries) as this run's, so that an input under it that
+        none of them predicts is asked whether it shows another cause, as under a
+        signature recorded in this run (:meth:`_other_causes`): a second bug at a
+        feature is found on any night, not only on the night the first one was.
+        Called once per signature and run; the entries are hostile data (a rule is
+        only a name looked up among the candidates); True when one was taken."""
+        assert self.corpus is not None
+        if sig.klass in FAILURES or sig.decoders[0] not in self.by_name:
+            return False
+        name = sig.decoders[0]
+        rules: dict[str, Rule | None] = {}
+        for path in sorted(corpus_mod.entries_dir(self.corpus).glob(f"{sig.id}*.json")):
+            try:
+                entry = corpus_mod.load_entry(path)
+            except corpus_mod.CorpusError:
+                continue  # `corpus check` names it; nothing to take
+            rec = entry.sidecar.get("finding")
+            if entry.signature != str(sig) or not isinstance(rec, dict):
+                continue
+            rule = rec.get("rule")
+            if not isinstance(rule, str) or rule in rules:
+                continue
+            out = corpus_mod.outcomes_of(entry.sidecar, len(entry.data)).get(name)
+            made = rules[rule] = rule_of(entry.data, sig.profile, self.by_name[name].policy,
+                                         sig.klass, sig.feature, rule, out)
+            if made is not None and made.predict is not None:
+                self._predictors.setdefault(name, {})[rule] = made
+        if rules:
+            self._causes[sig] = (rules, [0])
+        return bool(rules)
 
     def _unreproduced(self, data: bytes, sig: Signature) -> None:
         """A signature met once that a full run of the same input did not show
@@ -575,7 +615,12 @@ class Finder:
                 return False
             by = self._sibling_divergence(r, d) or d
             o = r.outcomes.get(theirs)
-            return by.decoders == (theirs,) and o is not None and o.ok and rule.holds(b, o)
+            if o is None or not o.ok or not rule.holds(b, o):
+                return False
+            # another sibling first to diverge judges this core: the rule must hold
+            # on it too (E0 C1 BF shows an overlong in escape only; C1 BF in strict)
+            ob = r.outcomes.get(by.decoders[0])
+            return by.decoders == (theirs,) or (ob is not None and ob.ok and rule.holds(b, ob))
 
         # The core's own explanation, checked on fresh inputs made from it, can differ
         # from the one held (F0 90 41 cut to F0 90, whose fresh F0 90 E1 41 41 meets

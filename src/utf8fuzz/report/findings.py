@@ -20,6 +20,7 @@ renderers escape them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -192,7 +193,12 @@ _FIXED = {
         "takes the bytes a lead announces unchecked and checks the sequence once complete",
     "renders-errors-as:U+FFFD-per-byte": "writes one U+FFFD for each ill-formed byte in its "
                                          "replace text, where its errors are cut as it claims",
+    "end-cut-short-as-text": "writes text of its own, and no error, for a sequence the end "
+                             "cuts short",
 }
+#: A box of byte ranges in a rule's name (triage/explain.py: ``accepts:80..BF``,
+#: ``rejects:F0_90_80..BF_80..BF``), not a spec feature's name.
+_BOX = re.compile(r"[0-9A-F]{2}(?:\.\.[0-9A-F]{2})?(?:_[0-9A-F]{2}(?:\.\.[0-9A-F]{2})?)*")
 
 
 def feature_words(feature: str) -> str:
@@ -236,6 +242,29 @@ def title_of(rule: str, pattern: str, profile: str, policy: str) -> str:
     head, _, rest = rule.partition(":")
     if head == "policy" and rest in _POLICY_WORDS:
         return f"cuts errors {_POLICY_WORDS[rest]} where it claims {policy}"
+    if head in ("accepts", "rejects") and _BOX.fullmatch(rest):
+        box = rest.replace("_", " ")
+        return (f"accepts the sequences {box}, which {profile} rejects" if head == "accepts"
+                else f"rejects the well-formed sequences {box}")
+    if head == "accepts" and rest.endswith(":as-U+FFFD") and rest.count(":") == 2:
+        feature, _, length = rest.removesuffix(":as-U+FFFD").partition(":")
+        return (f"takes {length.removesuffix('-byte')}-byte {feature_words(feature)} as one "
+                "U+FFFD each, reporting no error")
+    if head == "end-unchecked" and rest.removesuffix("-byte").isdigit():
+        n = rest.removesuffix("-byte")
+        return (f"drops a sequence the end cuts short after {n} byte{'s' * (n != '1')}, "
+                "without an error")
+    if head == "profile" and "|" in rest.partition("/")[0]:
+        both, _, how = rest.partition("/")
+        mine, _, other = both.partition("|")
+        out = f"accepts what {mine} and the {other} profile accept"
+        if other in _PROFILE_WORDS:
+            out += f" ({_PROFILE_WORDS[other]})"
+        if how == "checked-when-complete":
+            out += ", checking a sequence only once complete"
+        elif how and how != policy:
+            out += f", cutting errors {_POLICY_WORDS.get(how, 'by ' + how)}"
+        return out
     if head == "profile" and rest:
         prof, _, how = rest.partition("/")
         how, _, extra = how.partition("+")

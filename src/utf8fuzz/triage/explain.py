@@ -118,8 +118,11 @@ from utf8fuzz.triage.generalize import byte_classes
 #: the first difference; one-feature moves before whole profiles; another cause's
 #: input left to it past its first difference. 4: the per-library rules as points of
 #: the model (a part of another table read whole and rejected whole; cuts by the lead's
-#: count; errors cut as another table cuts them).
-RULES = 4
+#: count; errors cut as another table cuts them). 5: moves narrower than a spec feature
+#: (boxes of byte classes, another profile's row, one ill-formed feature read as
+#: U+FFFD), the claimed table joined with another profile's, the end cut short after
+#: k bytes; Latin-1 pass-through of the upper half alone.
+RULES = 5
 #: The most work the rules may do for one input, in bytes predicted (each rule's
 #: prediction of an input costs its length): past it, rules that would need
 #: checking are passed over (the best one checked so far, or the rule that predicts
@@ -157,7 +160,9 @@ def _shown(out: Outcome) -> tuple[str, ...]:
     # tokens imply every other view: compare them alone when the decoder has them
     if "tokens" in out.shows:
         return ("tokens",)
-    return tuple(v for v in sorted(out.shows) if v != "escape" or out.data is not None)
+    # escape is computed from the input's bytes, unless the decoder gave it itself
+    return tuple(v for v in sorted(out.shows)
+                 if v != "escape" or out.data is not None or "escape" in out.views)
 
 
 # -- the rules --------------------------------------------------------------------
@@ -263,6 +268,14 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
     for move in accepting:
         yield _move_rule(move, _feature_probes(profile))
     yield from _combined(data, out, profile, policy, [accepting, cuts_, renders])
+    # Narrower moves of the well-formed set before whole other profiles: a feature's
+    # rejection first (the wider change), then boxes of the byte classes, then the
+    # claimed table joined with another profile's.
+    yield from (r for r in _delta_rules(data, _ref(profile, policy), claimed)
+                if r.explanation.rule.startswith("rejects:"))
+    yield from _rejecting_boxes(data, profile, policy)
+    yield from _accepting_boxes(data, profile, policy)
+    yield from _union_rules(profile, policy, klass)
     for prof in REGISTRY:
         if prof == profile:
             continue
@@ -313,6 +326,8 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
     # one that checks them refutes these.
     for latin1 in (False, True):
         yield _move_rule(_unchecked_move(profile, latin1))
+    if any(table.row_of(bytes([b])) is None for b in range(0x80)):
+        yield _unchecked_high_latin1(mine, profile)
     if out is not None:
         # Before the insertions: two U+FFFD for every error is one rendering, where
         # an insertion names it only on inputs with one error.
@@ -327,6 +342,7 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
             "there is lost: rejected, not a reporting difference)", "non-conformance"),
             _merging(mine, table, None))
     yield from _delta_rules(data, mine, table)
+    yield from _unreported_rules(data, profile, policy)
     merged: list[str] = []
     for t in mine.decode(data).tokens[:-1]:
         f = feature_of(data, t, table)
@@ -368,7 +384,9 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
                            "cuts short is dropped without an error, as if more input were "
                            "to come (a streaming decoder or validator that is never told "
                            "the input ended, or forgets to check what it holds then)",
-                           "non-conformance"), _end_unchecked(mine))
+                           "non-conformance"), _end_unchecked(mine), _cut_short_ends)
+    yield from _end_unchecked_after(mine)
+    yield _end_as_text(data, mine, out)
     yield _signature_rule(klass, feature)
 
 
@@ -380,6 +398,90 @@ def _end_unchecked(ref: Reference) -> Callable[[bytes], Prediction]:
             toks.pop()
         return _predicted(toks, d)
     return predict
+
+
+def _unchecked_high_latin1(ref: Reference, profile: str) -> Rule:
+    """``continuations-unchecked+latin1`` where Latin-1 is its upper half alone: a byte
+    below 80 that the table rejects (modified UTF-8's 00) stays an error wherever a
+    lead does not take it (the C ``mutf8``'s loop). The same name: the same cause,
+    predicted on more inputs."""
+    loose = _unchecked_move(profile, True)[3].predict
+
+    def predict(d: bytes) -> Prediction:
+        toks = [Token("error", None, t.start, t.end, "illegal")
+                if t.kind == "char" and t.end - t.start == 1 and d[t.start] < 0x80
+                and ref.table.row_of(d[t.start:t.end]) is None else t
+                for t in loose(d)[0].tokens]
+        return _predicted(toks, d)
+    return Rule(Explanation(
+        "continuations-unchecked+latin1",
+        "where a lead byte announces n bytes (a length the profile has sequences of) it "
+        "takes the next n-1 as its continuation bytes without checking them (RFC 2279 "
+        "section 2's bit layout, no 10xxxxxx check, no range check), and a lead the end "
+        "cuts short is an error by itself; any other byte of 80..FF it passes through as "
+        "Latin-1, and a byte below 80 that the profile rejects is an error",
+        "non-conformance"), predict)
+
+
+def _end_unchecked_after(ref: Reference) -> Iterator[Rule]:
+    """``end-unchecked`` for a sequence the end cuts short after exactly k bytes (k = 1:
+    a lead that is the input's last byte), narrower than the spec feature (which
+    counts the bytes the lead announces): the end of a loop that stops k bytes early."""
+    for k in (1, 2, 3):
+        def predict(d: bytes, k: int = k) -> Prediction:
+            toks = list(ref.decode(d).tokens)
+            if toks and toks[-1].reason == "truncated" and toks[-1].end == len(d) \
+                    and toks[-1].end - toks[-1].start == k:
+                toks.pop()
+            return _predicted(toks, d)
+        yield Rule(Explanation(
+            f"end-unchecked:{k}-byte",
+            f"a sequence the end of the input cuts short after {k} byte{'s' * (k > 1)} "
+            f"({'its lead alone, the last byte' if k == 1 else 'the lead and what follows'})"
+            " is dropped without an error; one cut short after more bytes is an error, as "
+            "it should be", "non-conformance"), predict, _cut_short_ends)
+
+
+def _end_as_text(data: bytes, ref: Reference, out: Outcome | None) -> Rule:
+    """A sequence the end cuts short (a lead byte and fewer continuation bytes than its
+    high bits announce, RFC 2279 section 2: C0 and E2 82 alike) is no error: the
+    decoder writes a text of its own for it, in every view, the same on every input;
+    the text is read off ``out`` (none where ``out`` shows no text: a strict mode
+    cannot show it, and is the same cause)."""
+    text: tuple[int, ...] = ()
+    p = _cut_short_lead(data)
+    if out is not None and p is not None:
+        head = ref.decode(data[:p])
+        for v in ("replace", "ignore", "escape"):
+            if v not in _shown(out):
+                continue
+            try:
+                mine, theirs = out.view(v), _predicted(list(head.tokens), data)[0].view(v)
+            except ViewUnavailable:
+                continue
+            if isinstance(mine, tuple) and isinstance(theirs, tuple) \
+                    and mine[:len(theirs)] == theirs:
+                text = tuple(mine[len(theirs):])
+                break
+
+    def predict(d: bytes) -> Prediction:
+        q = _cut_short_lead(d)
+        if q is None:
+            return ref.decode(d), {}
+        base = _predicted(list(ref.decode(d[:q]).tokens), d)[0]
+        return base, {v: tuple(base.view(v)) + text for v in ("replace", "ignore", "escape")}
+    label = " ".join(f"U+{c:04X}" for c in text) or "a text of its own"
+    return Rule(Explanation(
+        "end-cut-short-as-text",
+        f"a sequence the end of the input cuts short (a lead byte and fewer continuation "
+        f"bytes than its high bits announce) is no error: it writes {label} for it in "
+        "every mode", "non-conformance"), predict, _cut_short_ends)
+
+
+def _cut_short_ends(data: bytes) -> list[bytes]:
+    """The input ended by a sequence cut short after one, two and three bytes (E2, E2
+    82, F0 90 80): what tells the end rules apart."""
+    return [data + bytes.fromhex(h) for h in ("E2", "E2 82", "F0 90 80")]
 
 
 def _signature_rule(klass: str, feature: str) -> Rule:
@@ -1211,6 +1313,8 @@ def _table_ref(table: Profile, policy: str) -> Reference:
         return _ref(table.name, policy)
     r = _table_refs.get((table.name, policy))
     if r is None:
+        if len(_table_refs) >= 512:  # box moves make tables of inputs' own bytes
+            _table_refs.clear()
         r = _table_refs[table.name, policy] = Reference(table, policy)
     return r
 
@@ -1607,6 +1711,270 @@ def _same_set(claimed: Profile, point: Point) -> bool:
     return True
 
 
+# -- moves narrower than a spec feature: boxes of the spec's byte classes -----------
+#
+# A decoder may accept or reject less than a whole spec feature: a stray continuation
+# byte taken as a character, U+0000 (the 00 byte) rejected, the 4-byte sequences
+# after F0 90 rejected, a CESU-8 pair accepted where lone surrogates stay errors.
+# Each such move changes the claimed table by one *box*: a sequence of byte ranges,
+# one per position, each a range of Table 3-7's columns (a row's range cut at the
+# input's own byte), a structural class of RFC 2279 section 2, or a row of another
+# profile's table. Like every point, a box move predicts whole outcomes and is
+# checked on fresh inputs; the widest box is tried first, so the finding names the
+# most the decoder does, not the one input it was met on.
+
+#: At most this many sequences of the input are made into box moves of each kind
+#: (the first ones): the moves are checked on fresh inputs, which hold the others.
+_BOX_SEQUENCES = 6
+#: RFC 2279 section 2's structural classes: bytes of one number of leading 1 bits.
+_STRUCTURAL = ((0x00, 0x7F), (0x80, 0xBF), (0xC0, 0xDF), (0xE0, 0xEF), (0xF0, 0xF7),
+               (0xF8, 0xFB), (0xFC, 0xFD), (0xFE, 0xFF))
+
+Box = tuple[tuple[int, int], ...]
+
+
+def _box_name(box: Box) -> str:
+    return "_".join(f"{lo:02X}" if lo == hi else f"{lo:02X}..{hi:02X}" for lo, hi in box)
+
+
+def _rows_minus(rows: Iterable[Row], box: Box) -> list[Row]:
+    """``rows`` less the sequences of ``box`` (each row cut into the rows of its rest)."""
+    out: list[Row] = []
+    for r in rows:
+        if r.length != len(box) or r.value_fn is not None:
+            out.append(r)
+            continue
+        out += [Row(p, offset=r.offset, clause=r.clause) for p in _minus(r.ranges, box)]
+    return out
+
+
+def _box_table(profile: str, name: str, add: Iterable[Row] = (), drop: Box | None = None
+               ) -> Profile | None:
+    """``profile``'s table with the rows ``add`` (less what it has already) and without
+    the sequences of ``drop``; None where that is no change, or the table is one of
+    offsets and reserved leads (Corrected UTF-8's)."""
+    base = REGISTRY[profile]
+    if base.reserved_leads or any(r.offset for r in base.rows):
+        return None
+    rows = list(base.rows) if drop is None else _rows_minus(base.rows, drop)
+    added: list[Row] = []
+    for a in add:
+        pieces = [a.ranges]
+        for r in base.rows:
+            if r.length == a.length:
+                pieces = [p for q in pieces for p in _minus(q, r.ranges)]
+        if a.value_fn is not None:  # a pair row: whole or not at all
+            if pieces == [a.ranges]:
+                added.append(a)
+            continue
+        added += [Row(p, clause=a.clause) for p in pieces]
+    if not added and len(rows) == len(base.rows) and drop is None:
+        return None
+    try:
+        return Profile(name=f"{profile}{name}", title=base.title, spec=base.spec,
+                       rows=[*rows, *added], max_codepoint=max(
+                           [base.max_codepoint, *(bits_value(r.last) for r in added
+                                                  if r.value_fn is None)]))
+    except ValueError:  # rows that overlap: not one table
+        return None
+
+
+def _box_rule(rule: str, text: str, table: Profile | None, policy: str,
+              probes: Callable[[bytes], list[bytes]] | None = None) -> Rule | None:
+    if table is None:
+        return None
+    return Rule(Explanation(rule, text + ": a change to the well-formed set",
+                            "non-conformance"), Point(table, policy).predict, probes)
+
+
+def _rejecting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
+    """The claimed table less one box of a well-formed sequence the input holds, or
+    begins (a prefix the end or a wrong byte cut short, an error of two or more bytes):
+    the sequence's first k bytes as they are and the rest of its row's ranges, k from
+    1 (its row's sequences with this lead) to its length (that sequence alone)."""
+    table = REGISTRY[profile]
+    seen: set[Box] = set()
+    done = 0
+    for t in _ref(profile, policy).decode(data).tokens:
+        if done >= _BOX_SEQUENCES or (t.kind != "char" and t.end - t.start < 2):
+            continue
+        seq = data[t.start:t.end]
+        row = table.row_of(seq) if t.kind == "char" else next(
+            (r for r in table.rows if r.length > len(seq) and r.value_fn is None
+             and all(lo <= b <= hi for b, (lo, hi) in zip(seq, r.ranges, strict=False))),
+            None)
+        if row is None or row.value_fn is not None:
+            continue
+        done += 1
+        for k in range(1, len(seq) + 1):
+            box = (*((b, b) for b in seq[:k]), *row.ranges[k:])
+            if box in seen:
+                continue
+            seen.add(box)
+            rule = _box_rule(f"rejects:{_box_name(box)}",
+                             f"it rejects the well-formed sequences {_box_name(box)} "
+                             "(a part of Table 3-7's row "
+                             f"{row.describe()}), each as the profile cuts an ill-formed "
+                             "sequence into errors", _box_table(
+                                 profile, f"-{_box_name(box)}", drop=box), policy)
+            if rule is not None:
+                yield rule
+
+
+def _stray_classes(table: Profile, b: int) -> list[tuple[int, int]]:
+    """The ranges around byte ``b`` that begin no sequence of ``table``: within its
+    structural class (RFC 2279 section 2), then within its byte class, widest first."""
+    def run(lo: int, hi: int) -> tuple[int, int]:
+        a = z = b
+        while a > lo and not _begins(table, a - 1):
+            a -= 1
+        while z < hi and not _begins(table, z + 1):
+            z += 1
+        return a, z
+    out = [run(*next(c for c in _STRUCTURAL if c[0] <= b <= c[1]))]
+    cls = next(c for c in byte_classes(table.name) if c[0] <= b <= c[1]) \
+        if table.name in REGISTRY else None
+    if cls is not None and run(*cls) not in out:
+        out.append(run(*cls))
+    return out
+
+
+def _begins(table: Profile, b: int) -> bool:
+    return table.row_of(bytes([b])) is not None or table.is_prefix(bytes([b]))
+
+
+def _accepting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
+    """The claimed table with one box more, read before the table at each place the
+    claimed profile finds an error (the rest cut into errors as claimed: a decoder
+    that checks for the box first, then decodes as it should), made from an error the
+    input holds: a row of another profile's table that matches the bytes there (a
+    CESU-8 pair, C0 80, a 5-byte form); a byte that begins no sequence taken as the
+    character of its value, as Latin-1 would (its structural class, then its byte
+    class); a sequence of an ill-formed spec feature taken as one U+FFFD, without an
+    error (a decoder that substitutes what it reads but does not report it)."""
+    table = REGISTRY[profile]
+    mine = _ref(profile, policy)
+    seen: set[str] = set()
+    done = 0
+    for t in mine.decode(data).tokens:
+        if t.kind == "char" or done >= _BOX_SEQUENCES:
+            continue
+        done += 1
+        moves: list[tuple[str, str, list[Row]]] = []
+        for prof, other in REGISTRY.items():
+            if prof == profile or other.reserved_leads or any(r.offset for r in other.rows):
+                continue
+            for r in other.rows:
+                seq = data[t.start:t.start + r.length]
+                if not r.matches(seq) or table.row_of(seq) is not None:
+                    continue
+                rows = [r] if r.value_fn is not None else [
+                    Row(p, clause=r.clause) for p in _box_table_rows(profile, r)]
+                if any(sorted(x.ranges for x in rows) == sorted(_added(profile, f, len(seq)))
+                       for f in _FEATURE_ROWS):
+                    continue  # a whole spec feature's sequences: that move's, by its name
+                moves.append((f"accepts:{_box_name(r.ranges)}",
+                              f"it accepts the sequences {r.describe()} that the profile "
+                              f"rejects, as the {prof} profile reads them ({r.clause})", rows))
+        if t.end - t.start == 1:
+            moves += [(f"accepts:{_box_name(((lo, hi),))}",
+                       f"it takes a byte {_box_name(((lo, hi),))}, which begins no sequence, "
+                       "as the character of its value, as Latin-1 would",
+                       [Row(((lo, hi),), clause="ISO/IEC 8859-1")])
+                      for lo, hi in _stray_classes(table, data[t.start])]
+        for name, text, rows in moves:
+            if name not in seen and rows:
+                seen.add(name)
+                yield Rule(Explanation(name, text + ": a change to the well-formed set",
+                                       "non-conformance"), _reading_first(mine, rows))
+
+
+def _unreported_rules(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
+    """A sequence of an ill-formed spec feature the input holds taken as one U+FFFD,
+    without an error (a decoder that substitutes what it reads but does not report
+    it): after the moves that read it as the value its bits spell, which a view
+    without text (strict, a validator's yes or no) cannot tell from it."""
+    table = REGISTRY[profile]
+    mine = _ref(profile, policy)
+    seen: set[str] = set()
+    for t in mine.decode(data).tokens:
+        f, n = feature_of(data, t, table), _complete(data, t.start)
+        name = f"accepts:{f}:{n}-byte:as-U+FFFD"
+        if t.kind == "char" or not n or f not in _FEATURE_ROWS or name in seen:
+            continue
+        seen.add(name)
+        rows = [Row(p, clause=f"{f} read as one U+FFFD", value_fn=_fffd)
+                for p in _added(profile, f, n)]
+        if rows:
+            yield Rule(Explanation(
+                name, f"it takes each {n}-byte sequence the profile calls ill-formed at "
+                f"{f.replace('-', ' ')} as one character, U+FFFD, and reports no error (a "
+                "substitution it does not report)", "non-conformance"),
+                _reading_first(mine, rows))
+
+
+def _box_table_rows(profile: str, r: Row) -> list[Box]:
+    """Row ``r``'s sequences that ``profile``'s table does not have, as boxes."""
+    pieces = [r.ranges]
+    for x in REGISTRY[profile].rows:
+        if x.length == r.length:
+            pieces = [p for q in pieces for p in _minus(q, x.ranges)]
+    return pieces
+
+
+def _reading_first(ref: Reference, rows: list[Row]) -> Callable[[bytes], Prediction]:
+    """``ref``, where an error begins with a sequence of one of ``rows``: that sequence
+    one character (its row's value), and decoding resumed after it."""
+    longest = max(r.length for r in rows)
+
+    def predict(d: bytes) -> Prediction:
+        def step(t: Token) -> tuple[list[Token], int | None] | None:
+            if t.kind == "char":
+                return None
+            head = d[t.start:t.start + longest]
+            for r in rows:
+                if r.matches(head[:r.length]):
+                    end = t.start + r.length
+                    return [Token("char", r.value(d[t.start:end]), t.start, end)], end
+            return None
+        return _predicted(_rewrite(ref, d, step), d)
+    return predict
+
+
+def _fffd(seq: bytes) -> int:
+    return REPLACEMENT
+
+
+@cache
+def union_table(profile: str, other: str) -> Profile | None:
+    """``profile``'s table with every sequence of ``other``'s it lacks (a decoder that
+    accepts what either accepts: glibc's iconv, Unicode's UTF-8 and RFC 2279's forms
+    up to U+7FFFFFFF less surrogates and non-shortest forms, Kuhn's table); None where
+    that is either table, or one of them is Corrected UTF-8's."""
+    base, more = REGISTRY[profile], REGISTRY[other]
+    if any(p.reserved_leads or any(r.offset for r in p.rows) for p in (base, more)):
+        return None
+    if _within(base, more):
+        return None  # the union is ``other``'s table: the move to that profile
+    return _box_table(profile, f"|{other}", more.rows)
+
+
+def _within(a: Profile, b: Profile) -> bool:
+    """Is every sequence of ``a``'s table one of ``b``'s?"""
+    for r in a.rows:
+        if r.value_fn is not None:
+            if not any(x.value_fn is not None and x.ranges == r.ranges for x in b.rows):
+                return False
+            continue
+        left = [r.ranges]
+        for x in b.rows:
+            if x.length == r.length and x.value_fn is None:
+                left = [p for q in left for p in _minus(q, x.ranges)]
+        if left:
+            return False
+    return True
+
+
 def _rejecting_moves(profile: str, prof: str, policy: str, klass: str) -> list[Move]:
     """``prof``'s table cut by ``policy``, with one part of what it reads beyond the
     claim (:func:`_parts`) read whole and rejected whole: each sequence of it one
@@ -1684,6 +2052,26 @@ def _errors_as_move(profile: str, prof: str, policy: str) -> Move:
             f"it accepts what {profile} accepts, as it claims, but cuts the ill-formed bytes "
             f"between into errors as the {prof} profile does ({REGISTRY[prof].spec})",
             "reporting", Point(REGISTRY[profile], policy, errors_as=REGISTRY[prof]))
+
+
+def _union_rules(profile: str, policy: str, klass: str) -> Iterator[Rule]:
+    """For each other profile: the claimed table joined with its table, read by the
+    claimed policy, and checked only once complete (:func:`_when_complete`)."""
+    for prof in REGISTRY:
+        if prof == profile or (u := union_table(profile, prof)) is None:
+            continue
+        what = (f"it accepts what {profile} accepts and what the {prof} profile accepts "
+                f"too ({REGISTRY[prof].spec})")
+        yield Rule(Explanation(f"profile:{profile}|{prof}/{policy}", what,
+                               severity_of(klass)), Point(u, policy).predict)
+        yield Rule(Explanation(
+            f"profile:{profile}|{prof}/checked-when-complete",
+            what + "; it takes the bytes a lead announces (RFC 2279 section 2) while they "
+            "are continuation bytes and checks the sequence against that table only once it "
+            "has them all: a prefix the table rejects is still incomplete to it, and a "
+            "complete sequence the table rejects is an error over all its bytes but the last",
+            severity_of(klass)), Point(u, when_complete(policy), _pairs(u)).predict,
+            _completed)
 
 
 __all__ = ["BY_LEAD_ALONE", "BY_STRUCTURE", "LONG_INPUT", "RULES", "SEVERITIES", "Explanation",
