@@ -1,3 +1,5 @@
+import functools
+
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -6,7 +8,7 @@ from tests.engine.planted import Crashes, planted_block, planted_c080, planted_t
 from utf8fuzz.decoders.base import Decoder
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.differ import Differ
-from utf8fuzz.engine.result import DivergenceError, assert_agree
+from utf8fuzz.engine.result import Difference, DivergenceError, assert_agree
 from utf8fuzz.outcome import Outcome, Token
 
 
@@ -285,3 +287,75 @@ def test_an_accepted_c080_is_blamed_on_itself_when_its_value_comes_again_later()
     # U+0000 from C0 80, and a literal 00 after: once blamed on the E3 before it
     assert sigs([planted_c080()], "E3 C0 80 00 C0 80") == [
         "unicode/accepts-ill-formed/non-shortest-form/planted:accepts-c080"]
+
+
+
+class FamSpans(Decoder):
+    name = "fam:spans"
+    shows = frozenset({"spans"})
+
+    def run(self, data):
+        return Outcome.partial(len(data), spans=())
+
+
+@functools.cache
+def _real_differ():
+    # these, and every in-process decoder of this machine: their families, siblings
+    # that show positions, and streaming decoders
+    from utf8fuzz.loop.atheris_target import select
+    mine = [FamSpans(), OneShot(), Incr()]
+    return Differ(mine + [d for d in select(None, None)
+                          if not getattr(d, "out_of_process", False)],
+                  full_every=8, defer_out_of_process=True)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_the_loops_shortcut_past_sibling_and_incremental_blame_changes_nothing(data):
+    # Differ._settled skips _by_sibling / _incremental where no difference names a
+    # decoder they could change: it must give what both give, on any differences of
+    # the real decoders.
+    d = _real_differ()
+    prof = {x.name: x.profile for x in d.decoders}
+    rows = data.draw(st.lists(
+        st.tuples(st.sampled_from(sorted(prof)),
+                  st.sampled_from(["accepts-ill-formed", "different-replacement", "crash",
+                                   "different-error-offset"]),
+                  st.sampled_from(["lone-continuation", "surrogate", "IndexError"])),
+        max_size=8, unique_by=lambda x: x[0]))
+    diffs = [Difference(n, prof[n], k, f, i, "spans", f"detail {i}")
+             for i, (n, k, f) in enumerate(rows)]
+    assert d._settled(diffs) == d._incremental(d._by_sibling(diffs))
+
+
+def test_the_shortcut_is_taken_and_not_taken_where_it_must():
+    d = Differ([FamSpans(), OneShot(), Incr()], full_every=8)
+    assert d.siblings == {"fam:oneshot": ("fam:spans",)} and d._incr == {"fam:incremental"}
+    w = Difference("fam:oneshot", "unicode", "different-replacement", "surrogate", 1,
+                   "replace", "w")
+    s = Difference("fam:spans", "unicode", "different-error-offset", "lone-continuation", 0,
+                   "spans", "s")
+    i = Difference("fam:incremental", "unicode", "different-replacement", "surrogate", 1,
+                   "replace", "i")
+    assert d._settled([w]) == [w] and d._settled([s]) == [s]
+    got = d._settled([w, s])
+    assert got[0].klass == "different-error-offset" and got[0].offset == 0  # blamed on s
+    assert d._settled([i])[0].klass == "incremental-differs"  # no one-shot sibling differs
+    assert d._settled([w, i])[1].klass == "different-replacement"  # fam:oneshot does
+
+
+@pytest.mark.parametrize("full_every", [1, 8])
+def test_a_crash_in_the_screened_loop_is_the_difference_judge_gives(full_every):
+    # A failed outcome is judged without building the reference's Judge in the loop
+    # (differ._failure): the same Difference as Differ._judge makes of it.
+    from utf8fuzz.engine.classify import Judge
+    dec = Crashes()
+    d = Differ([dec], full_every=full_every)
+    data = bytes.fromhex("41 FE 80")
+    got = [r._diffs for r in d.run_many([data] * 9)]
+    out = dec.decode(data)
+    ref = d._oracles[0]
+    want = d._judge(dec, Judge(data, ref.walk(data), ref), out)
+    assert want is not None and want.klass == "crash"
+    assert all(x == [want] for x in got)
+    assert d.run(data, full=True).divergences[0].differences == (want,)

@@ -211,6 +211,11 @@ class Differ:
         self._family = {d.name: _family(d) for d in self.decoders if d.incremental}
         #: Each position-less decoder's siblings that show positions, best first.
         self.siblings: dict[str, tuple[str, ...]] = _siblings(self.decoders)
+        # Who can change a difference in _by_sibling (a position-less decoder, and
+        # a sibling of one) or _incremental (a streaming decoder): an input whose
+        # differences name neither, known ones in the loop mostly, skips both.
+        self._sib_weak = frozenset(self.siblings)
+        self._sib_strong = frozenset(n for ns in self.siblings.values() for n in ns)
 
     def deciders(self, names: Iterable[str]) -> list[Decoder]:
         """The decoders whose outcomes decide the divergences of the decoders
@@ -291,20 +296,25 @@ class Differ:
                     diffs[j].append(_new_tuple(Difference, (d.name, d.profile, klass, *feat,
                                                             view, detail)))
                     continue
-                ref = refs[j].get(k)
-                if ref is None:
-                    ref = refs[j][k] = Judge(data, walks[j][k], self._oracles[k])
                 seen = screened[j][0][i]
-                if type(seen) is dict and complete:
-                    # the screen is its whole outcome: judge that (its partial
-                    # outcome is made if Result.outcomes is asked for)
-                    diff = self._judge(d, ref, seen)
-                else:
+                if type(seen) is not dict or not complete:
                     # a screen that met an exception may hand over its crash outcome
                     out = seen if type(seen) is Outcome else d.decode(data)
                     if d.name in self._untrusted or plans[j][0] is self._full_plan:
                         out = checked(out, len(data))
                     outcomes[j][d.name] = out
+                    if out.status in FAILURES:
+                        # judged without the reference (as Judge.compare does)
+                        diffs[j].append(_failure(d, out))
+                        continue
+                ref = refs[j].get(k)
+                if ref is None:
+                    ref = refs[j][k] = Judge(data, walks[j][k], self._oracles[k])
+                if type(seen) is dict and complete:
+                    # the screen is its whole outcome: judge that (its partial
+                    # outcome is made if Result.outcomes is asked for)
+                    diff = self._judge(d, ref, seen)
+                else:
                     diff = self._judge(d, ref, out)
                 if diff is not None:
                     diffs[j].append(diff)
@@ -316,8 +326,7 @@ class Differ:
                             screened=AgreedScreens(plan.entries, screened[j][0]),
                             oracles=self.references)
             if diffs[j]:
-                result._diffs, result._group = (self._incremental(self._by_sibling(diffs[j])),
-                                                self._grouper)
+                result._diffs, result._group = self._settled(diffs[j]), self._grouper
             results.append(result)
         return results
 
@@ -395,8 +404,7 @@ class Differ:
                 results.append(Result(
                     data, outcomes, self._names, full=False,
                     walks={k: r.walk for k, r in refs.items()}, oracles=self.references,
-                    divergences=self._grouper.divergences(
-                        self._incremental(self._by_sibling(diffs)))))
+                    divergences=self._grouper.divergences(self._settled(diffs))))
         return results
 
     def _judge(self, d: Decoder, ref: Judge, out: Outcome | dict[str, Any]) -> Difference | None:
@@ -419,6 +427,17 @@ class Differ:
         """The signatures of ``data`` from full outcomes (the minimizer's predicate:
         each decoder's first difference, in any view it shows)."""
         return self.run(data, full=True).signatures
+
+    def _settled(self, diffs: list[Difference]) -> list[Difference]:
+        """``diffs`` through :meth:`_by_sibling` and :meth:`_incremental`, skipping
+        each where no difference names a decoder it could change (one set built,
+        no Python frame per difference: nearly every input of the loop)."""
+        names = {x.decoder for x in diffs}
+        if not (names.isdisjoint(self._sib_weak) or names.isdisjoint(self._sib_strong)):
+            diffs = self._by_sibling(diffs)
+        if not names.isdisjoint(self._incr):
+            diffs = self._incremental(diffs)
+        return diffs
 
     def _by_sibling(self, diffs: list[Difference]) -> list[Difference]:
         """Each position-less decoder's difference anchored where its first sibling
@@ -458,6 +477,13 @@ class Differ:
                                    x.offset, x.view, x.detail)
             out.append(x)
         return out
+
+
+def _failure(d: Decoder, out: Outcome) -> Difference:
+    """The difference of a failed outcome (``crash``, ``timeout``, ``bad-outcome``):
+    what :meth:`Differ._judge` gives for it, whatever the reference says."""
+    return Difference(d.name, d.profile, out.status, failure_feature(out), 0, "status",
+                      f"{out.status}: {out.detail or ''}"[:200])
 
 
 def _siblings(decoders: Iterable[Decoder]) -> dict[str, tuple[str, ...]]:
