@@ -20,6 +20,7 @@ import json
 import multiprocessing
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -80,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(args.load)]
     for s in spinners:
         s.start()
+    # stopped (Ctrl-C, kill): the runs done so far are still counted and written
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     rng = random.SystemRandom()
     counts: dict[str, Counter[str]] = {}
     spent: dict[str, float] = {}
@@ -108,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  run {i + 1}: pytest exit {rc} (PYTHONHASHSEED={seed})\n{tail}",
                       flush=True)
             print(f"run {i + 1}: {took:.1f} s, exit {rc}", flush=True)
+    except KeyboardInterrupt:
+        print("stopped: the runs finished so far are counted", flush=True)
     finally:
         for s in spinners:
             s.terminate()
