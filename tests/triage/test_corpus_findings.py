@@ -1,6 +1,6 @@
 """The committed corpus (corpus/) grouped into findings: each finding listed by hand
 with the root cause it stands for, read off the decoder's behaviour on the entry's
-input and the spec clause the reference follows. Eight causes, eight findings."""
+input and the spec clause the reference follows. Nine causes, nine findings."""
 
 from __future__ import annotations
 
@@ -47,6 +47,12 @@ CAUSES: dict[tuple[str, str], str] = {
         "no lead claims (80..BF, F0..FF) through as Latin-1",
     ("mutf8", "crash:RuntimeError"):
         "amulet-mutf8's Python decoder raises on a byte no lead claims (80)",
+    ("mutf8", "accepts-ill-formed/incomplete-4-byte-sequence"):
+        "amulet-mutf8's C decoder hands an input with no ED, C0 or 00 byte to CPython's "
+        "UTF-8 decoder, which takes UTF-8's 4-byte forms, which modified UTF-8 has none "
+        "of (F0 91 82 9F is U+1109F; followed by C0 80 the same bytes are four Latin-1 "
+        "characters, from its own loop): a path chosen by the whole input, which no "
+        "point of the model names, so the finding is named by class and feature",
 }
 
 

@@ -192,6 +192,18 @@ def test_continuations_unchecked_is_a_table_cut_by_the_leads_count() -> None:
     assert _tokens(py, data)[-1] == ("error", None, 4, 5)
 
 
+def test_unchecked_halves_pair_only_where_their_bytes_are_a_pair_rows() -> None:
+    # the C mutf8 (amulet-mutf8 1.0.3) pairs two 3-byte sequences it takes unchecked
+    # by their bytes, as the 6-byte row's ED A0..AF xx ED B0..BF xx: ED A0 41 ED B0 41
+    # is U+10401, but ED A3 41 ED F8 41 (U+D8C1 and U+DE01 by their bits) stays two
+    paired = bytes.fromhex("ED A0 41 ED B0 41")
+    apart = bytes.fromhex("ED A3 41 ED F8 41")
+    c = _candidate(paired, "mutf8", "continuations-unchecked+latin1")
+    assert _tokens(c, paired) == [("char", 0x10401, 0, 6)]
+    c = _candidate(apart, "mutf8", "continuations-unchecked+latin1")
+    assert _tokens(c, apart) == [("char", 0xD8C1, 0, 3), ("char", 0xDE01, 3, 6)]
+
+
 def test_checked_when_complete_is_the_table_cut_by_the_leads_count() -> None:
     # a cut, not a rule of its own: the claimed table's sequences, each checked once the
     # lead has its bytes; modified UTF-8's surrogate pair is two 3-byte sequences read

@@ -121,8 +121,9 @@ from utf8fuzz.triage.generalize import byte_classes
 #: count; errors cut as another table cuts them). 5: moves narrower than a spec feature
 #: (boxes of byte classes, another profile's row, one ill-formed feature read as
 #: U+FFFD), the claimed table joined with another profile's, the end cut short after
-#: k bytes; Latin-1 pass-through of the upper half alone.
-RULES = 5
+#: k bytes; Latin-1 pass-through of the upper half alone. 6: halves taken unchecked
+#: paired only where their bytes are a pair row's.
+RULES = 6
 #: The most work the rules may do for one input, in bytes predicted (each rule's
 #: prediction of an input costs its length): past it, rules that would need
 #: checking are passed over (the best one checked so far, or the rule that predicts
@@ -876,15 +877,20 @@ def _merging(ref: Reference, prof: Profile, feat: str | None
     return predict
 
 
-def _paired(toks: list[Token]) -> list[Token]:
+def _paired(toks: list[Token], rows: bytes | None = None) -> list[Token]:
     """A high surrogate's 3-byte character followed by a low one's made one character,
-    as CESU-8's and modified UTF-8's 6-byte pairs are."""
+    as CESU-8's and modified UTF-8's 6-byte pairs are; given the input (``rows``),
+    only where its bytes there are a pair row's first two of each half (ED A0..AF,
+    ED B0..BF)."""
     out: list[Token] = []
     for t in toks:
         p = out[-1] if out else None
         if (p is not None and p.kind == t.kind == "char" and p.value is not None
                 and t.value is not None and 0xD800 <= p.value <= 0xDBFF
-                and 0xDC00 <= t.value <= 0xDFFF and p.end - p.start == t.end - t.start == 3):
+                and 0xDC00 <= t.value <= 0xDFFF and p.end - p.start == t.end - t.start == 3
+                and (rows is None or (rows[p.start] == rows[t.start] == 0xED
+                                      and 0xA0 <= rows[p.start + 1] <= 0xAF
+                                      and 0xB0 <= rows[t.start + 1] <= 0xBF))):
             out[-1] = Token("char", 0x10000 + ((p.value - 0xD800) << 10) + (t.value - 0xDC00),
                             p.start, t.end)
         else:
@@ -1444,8 +1450,11 @@ class Point:
     (read whole, rejected whole); the ill-formed bytes between its characters cut as
     ``errors_as`` cuts them by the same policy, where that table's errors cover the
     same bytes; a high and a low surrogate's characters one character (``utf16``:
-    text held as UTF-16, as a JS or Java string holds it); its replace view cut by
-    ``rendering`` instead (None: the same cut), one U+FFFD an error."""
+    text held as UTF-16, as a JS or Java string holds it), or only where their bytes
+    are a pair row's (``pair_rows``: ED A0..AF xx ED B0..BF xx, the 6-byte rows of
+    CESU-8 and modified UTF-8, which a decoder that takes continuation bytes unchecked
+    still matches by those bytes); its replace view cut by ``rendering`` instead
+    (None: the same cut), one U+FFFD an error."""
 
     table: Profile
     policy: str
@@ -1453,6 +1462,7 @@ class Point:
     rendering: str | None = None
     rejects: Part | None = None
     errors_as: Profile | None = None
+    pair_rows: bool = False
 
     def tokens(self, d: bytes, policy: str) -> list[Token]:
         if policy in (BY_STRUCTURE, BY_LEAD_ALONE):
@@ -1468,6 +1478,8 @@ class Point:
                     and part.holds(d, t) else t for t in toks]
         if self.errors_as is not None and policy in POLICIES:
             toks = _errors_cut_as(toks, _table_ref(self.errors_as, policy).decode(d).tokens)
+        if self.pair_rows:
+            toks = _paired(toks, d)
         return _paired(toks) if self.utf16 else toks
 
     def predict(self, d: bytes) -> Prediction:
@@ -1546,7 +1558,8 @@ def _combined(data: bytes, out: Outcome | None, profile: str, policy: str,
         moved = [m for m in (t, p, r) if m is not none]
         if len(moved) < 2:
             continue
-        point = Point(t[3].table, p[3].policy, t[3].utf16, r[3].rendering)
+        point = Point(t[3].table, p[3].policy, t[3].utf16, r[3].rendering,
+                      pair_rows=t[3].pair_rows)
         name = next((m for m in moved if out is not None and ref is not None
                      and _agrees_first(m[3].predict(data), out, ref)), moved[0])
         yield Rule(Explanation(*name[:3]), point.predict,
@@ -1652,7 +1665,7 @@ def _when_complete_move(prof: str, profile: str, policy: str, klass: str) -> Mov
         "sequence the table rejects is an error over all its bytes but the last (the "
         "longest prefix it called incomplete)",
         "reporting" if own else severity_of(klass),
-        Point(REGISTRY[prof], when_complete(policy), _pairs(REGISTRY[prof])))
+        Point(REGISTRY[prof], when_complete(policy), pair_rows=_pairs(REGISTRY[prof])))
 
 
 def _pairs(table: Profile) -> bool:
@@ -1991,7 +2004,7 @@ def _rejecting_moves(profile: str, prof: str, policy: str, klass: str) -> list[M
     moves: list[Move] = []
     pairs = _pairs(REGISTRY[profile])
     for part in _parts(profile, prof):
-        point = Point(REGISTRY[prof], policy, pairs, rejects=part)
+        point = Point(REGISTRY[prof], policy, rejects=part, pair_rows=pairs)
         same = _same_set(REGISTRY[profile], point)
         moves.append((
             f"profile:{prof}/{policy}+{part.name}-one-error",
@@ -2049,7 +2062,8 @@ def _unchecked_move(profile: str, latin1: bool) -> Move:
            "lead byte the end of the input cuts short" if latin1 else "")
         + ("; a high and a low surrogate so taken make one pair, as the profile's "
            "pairs do" if pairs else ""),
-        "non-conformance", Point(unchecked_table(profile, latin1), BY_LEAD_ALONE, pairs))
+        "non-conformance", Point(unchecked_table(profile, latin1), BY_LEAD_ALONE,
+                                 pair_rows=pairs))
 
 
 def _errors_as_move(profile: str, prof: str, policy: str) -> Move:
@@ -2077,7 +2091,7 @@ def _union_rules(profile: str, policy: str, klass: str) -> Iterator[Rule]:
             "are continuation bytes and checks the sequence against that table only once it "
             "has them all: a prefix the table rejects is still incomplete to it, and a "
             "complete sequence the table rejects is an error over all its bytes but the last",
-            severity_of(klass)), Point(u, when_complete(policy), _pairs(u)).predict,
+            severity_of(klass)), Point(u, when_complete(policy), pair_rows=_pairs(u)).predict,
             _completed)
 
 
