@@ -1,6 +1,6 @@
 """The committed corpus (corpus/) grouped into findings: each finding listed by hand
 with the root cause it stands for, read off the decoder's behaviour on the entry's
-input and the spec clause the reference follows. Nine causes, nine findings."""
+input and the spec clause the reference follows. Ten causes, ten findings."""
 
 from __future__ import annotations
 
@@ -31,6 +31,10 @@ CAUSES: dict[tuple[str, str], str] = {
         "lone surrogate half (ED A0 80) is accepted, a 4-byte prefix (F0 9F, F4) is cut "
         "as UTF-8's maximal subparts, and a complete 4-byte sequence, which CESU-8 has "
         "none of, is one error",
+    ("java", "profile:surrogatepass/maximal-subpart+surrogate-one-error"):
+        "the JDK (String and CharsetDecoder) reads an encoded surrogate (ED A0..BF xx) as "
+        "one sequence and rejects it whole, complete or cut short: one U+FFFD or one "
+        "malformed unit where maximal subparts give one per byte (in known.toml)",
     ("pyicu", "ignore-substitutes"):
         "PyICU's ignore mode substitutes U+FFFD instead of dropping (upstream behaviour, "
         "in known.toml)",
