@@ -430,6 +430,9 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
         if round_size > 1 else None
     # a run bounded by -runs is one whatever the clock (Finder.counted)
     counted = any(a.startswith("-runs=") for a in argv[1:])
+    # a seeded run's turn of the corpus's signatures is its seed's (Finder.turn)
+    turn = next((int(a[6:]) for a in argv[1:] if a.startswith("-seed=") and a[6:].isdigit()),
+                None)
     try:
         deadline = deadline_of(os.environ.get(DEADLINE_ENV))
     except ValueError as e:
@@ -438,7 +441,7 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     finder = Finder(decs, corpus, "atheris", views=MODES[mode],
                     minimize_seconds=_seconds(os.environ.get("UTF8FUZZ_MINIMIZE_SECONDS")),
                     round_size=round_size, inflight=inflight, counted=counted,
-                    deadline=deadline,
+                    deadline=deadline, turn=turn,
                     # named decoders are the ones under test: every input each
                     slow_every=1 if specs else SLOW_EVERY)
     if not finder.differ.decoders:

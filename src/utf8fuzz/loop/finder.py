@@ -14,7 +14,8 @@ recorded (in this run, or in the corpus by an earlier one: :meth:`Finder._adopt`
 but whose first difference no rule recorded for the decoder predicts, may show
 another cause at the same place: it is explained and minimized in
 turn (:meth:`Finder._other_causes`, the first :data:`CAUSE_CHECKS` inputs a
-signature), so that three bugs at one feature are three findings, each saved with
+signature; of the corpus's signatures, those on the run's turn: :meth:`Finder._on_turn`),
+so that three bugs at one feature are three findings, each saved with
 its own entry (:func:`.corpus.entry_path`: the first cause under a signature at the
 signature's name, another at the signature's and its finding's). A core of a cause
 recorded already is that finding's evidence, not saved again.
@@ -65,6 +66,7 @@ at most every :data:`TALLY_SECONDS` (checked once a round) and by
 
 from __future__ import annotations
 
+import bisect
 import os
 import sys
 import time
@@ -106,6 +108,12 @@ FULL_EVERY_ENV = "UTF8FUZZ_FULL_EVERY"
 #: recorded (:meth:`Finder._other_causes`): a count, not seconds (each costs a
 #: prediction or two; one that may show another cause, an explanation).
 CAUSE_CHECKS = 64
+#: Of the signatures an earlier run recorded in the corpus, how many a run asks for
+#: other causes (:meth:`Finder._on_turn`): its turn's share, so that what a run pays
+#: for them is a count whatever the corpus's size (each adopted costs its rules'
+#: models, then up to :data:`CAUSE_CHECKS` inputs), and every one has its turn
+#: within ``ceil(recorded / CAUSE_SIGNATURES)`` consecutive turns (nights).
+CAUSE_SIGNATURES = 8
 #: Inputs compared together by :meth:`Finder.queue`, a round (``$UTF8FUZZ_ROUND``).
 ROUND = 32
 ROUND_ENV = "UTF8FUZZ_ROUND"
@@ -231,6 +239,7 @@ class Finder:
         slow_every: int = SLOW_EVERY,
         call_every: int | None = None,
         deadline: float | None = None,
+        turn: int | None = None,
     ) -> None:
         decs = list(decoders)
         if full_every is None:
@@ -251,6 +260,11 @@ class Finder:
         #: goes past it (:meth:`_minimizing`).
         self.deadline = deadline
         self.known: set[str] = corpus_mod.signature_ids(self.corpus) if self.corpus else set()
+        #: Which of the corpus's signatures this run asks for other causes
+        #: (:meth:`_on_turn`): a seeded run's seed, else the UTC day (a nightly job's
+        #: consecutive nights take consecutive turns).
+        self.turn = turn if turn is not None else int(time.time() // 86400)
+        self._recorded = sorted(self.known)  # the signatures the turns are taken over
         self.found: list[NewSignature] = []
         #: Signatures met once that a full run of the same input did not show again.
         self.unreproduced: list[NewSignature] = []
@@ -492,10 +506,12 @@ class Finder:
         none of them predicts is asked whether it shows another cause, as under a
         signature recorded in this run (:meth:`_other_causes`): a second bug at a
         feature is found on any night, not only on the night the first one was.
-        Called once per signature and run; the entries are hostile data (a rule is
-        only a name looked up among the candidates); True when one was taken."""
+        Called once per signature and run, and only a signature on this run's turn
+        (:meth:`_on_turn`) is taken; the entries are hostile data (a rule is only a
+        name looked up among the candidates); True when one was taken."""
         assert self.corpus is not None
-        if sig.klass in FAILURES or sig.decoders[0] not in self.by_name:
+        if (sig.klass in FAILURES or sig.decoders[0] not in self.by_name
+                or not self._on_turn(sig)):
             return False
         name = sig.decoders[0]
         rules: dict[str, Rule | None] = {}
@@ -518,6 +534,19 @@ class Finder:
         if rules:
             self._causes[sig] = (rules, [0])
         return bool(rules)
+
+    def _on_turn(self, sig: Signature) -> bool:
+        """Whether this run asks the inputs under ``sig``, recorded in the corpus by
+        an earlier run, for other causes: the corpus's signatures, sorted by id, are
+        dealt into ``ceil(n / CAUSE_SIGNATURES)`` turns, and a run takes the one its
+        :attr:`turn` names. A bound by count (at most :data:`CAUSE_SIGNATURES`
+        adopted a run), and over as many consecutive turns, every signature."""
+        ids = self._recorded
+        i = bisect.bisect_left(ids, sig.id)
+        if i == len(ids) or ids[i] != sig.id:
+            return False  # recorded since this run began: by another worker
+        turns = -(-len(ids) // CAUSE_SIGNATURES)
+        return i % turns == self.turn % turns
 
     def _unreproduced(self, data: bytes, sig: Signature) -> None:
         """A signature met once that a full run of the same input did not show
