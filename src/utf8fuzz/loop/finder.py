@@ -80,7 +80,7 @@ from utf8fuzz.decoders.base import Decoder, family
 from utf8fuzz.engine import calls as calls_mod
 from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.engine.differ import Differ
-from utf8fuzz.engine.minimize import minimize
+from utf8fuzz.engine.minimize import Minimized, minimize
 from utf8fuzz.engine.result import Divergence, Result
 from utf8fuzz.engine.screening import SLOW_EVERY, SlowShare
 from utf8fuzz.engine.signature import FAILURES, Signature
@@ -495,6 +495,7 @@ class Finder:
                 self._record(data, str(div.signature))
             elif (self.corpus is not None and div.signature not in seen
                   and div.signature not in self._causes):
+                self._finish(div.signature)
                 adopted |= self._adopt(div.signature)
             seen.add(div.signature)
         if adopted and res.full:
@@ -534,6 +535,24 @@ class Finder:
         if rules:
             self._causes[sig] = (rules, [0])
         return bool(rules)
+
+    def _finish(self, sig: Signature) -> None:
+        """Minimize each entry of ``sig`` that an earlier run saved before its
+        minimizer finished (its time ran out: :func:`.corpus.unminimized`), now that
+        this run meets the signature (every run replays the corpus's inputs first, so
+        it does), as :meth:`_record` would have: bounded by the minimizer's counts,
+        and by this run's :attr:`deadline`. The entry is replaced atomically only by
+        a core of the same finding, at its signature or at one no entry has; else it
+        is left (a later run tries again). Called once per signature and run."""
+        assert self.corpus is not None
+        for path in sorted(corpus_mod.entries_dir(self.corpus).glob(f"{sig.id}*.json")):
+            try:
+                entry = corpus_mod.load_entry(path)
+            except corpus_mod.CorpusError:
+                continue  # `corpus check` names it
+            if (entry.signature == str(sig) and corpus_mod.unminimized(entry)
+                    and sig.decoders[0] in self.by_name and "call" not in entry.sidecar):
+                self._record(entry.data, entry.signature, finish=entry)
 
     def _on_turn(self, sig: Signature) -> bool:
         """Whether this run asks the inputs under ``sig``, recorded in the corpus by
@@ -584,7 +603,8 @@ class Finder:
                 continue  # the first rule that holds is one recorded: not worth checking
             self._record(data, str(div.signature), first=res)
 
-    def _record(self, data: bytes, sig: str, first: Result | None = None) -> None:
+    def _record(self, data: bytes, sig: str, first: Result | None = None,
+                finish: corpus_mod.Entry | None = None) -> None:
         """Minimize ``data`` to the cause of its divergence ``sig``, explain and save
         it. The minimizer holds the explanation, checked first on ``data``: where it
         predicts outcomes, every candidate's outcome must be the one it predicts
@@ -593,17 +613,21 @@ class Finder:
         recorded for it may predict the candidate's outcome (another cause met under
         a signature recorded before: :meth:`_other_causes`). A core whose finding is
         one recorded already adds nothing; another is saved, under the signature's
-        name, or beside an entry of another cause (:func:`.corpus.entry_path`)."""
+        name, or beside an entry of another cause (:func:`.corpus.entry_path`).
+        ``finish``: ``data`` is that corpus entry's input, left unminimized by an
+        earlier run (:meth:`_finish`); the core replaces it, nothing is found."""
         first = first if first is not None else self._full(data)
         div0 = first.get(sig)
         if div0 is None:
-            self._unreproduced(data, Signature.parse(sig))
+            if finish is None:
+                self._unreproduced(data, Signature.parse(sig))
             return
         by0 = self._sibling_divergence(first, div0) or div0
         mine, theirs = div0.decoders[0], by0.decoders[0]
         dec = self.by_name[theirs]
         out0 = first.outcomes[theirs]
-        known = self._causes.get(div0.signature, ({}, [0]))[0]
+        # (an entry finished is its own cause, recorded or not)
+        known = self._causes.get(div0.signature, ({}, [0]))[0] if finish is None else {}
         predictors = self._predictors.get(theirs, {})
         rule: Rule | None = None
         key0 = ""
@@ -678,6 +702,9 @@ class Finder:
             if fid["rule"] == key0:
                 break
         new_sig = div.signature
+        if finish is not None:
+            self._improve(finish, res, div, fid, m, len(data))
+            return
         if str(new_sig) != sig and new_sig.id in self.known and new_sig not in self._causes:
             return  # the core is evidence of a signature known before this run
         side = corpus_mod.build_sidecar(
@@ -709,6 +736,25 @@ class Finder:
         self.found.append(NewSignature(str(s), s.decoders, s.klass, s.feature, res.data, len(data),
                                 path, m.position_dependent, side, side["finding"]))
 
+
+    def _improve(self, old: corpus_mod.Entry, res: Result, div: Divergence,
+                 fid: dict[str, Any], m: Minimized, original_size: int) -> None:
+        """Replace the unminimized entry ``old`` by the core ``res`` (:meth:`_finish`),
+        when it is of the same finding, no longer, and at ``old``'s signature or at one
+        no entry has (one that has keeps its own evidence)."""
+        assert self.corpus is not None
+        before = old.sidecar.get("finding")
+        s = div.signature
+        if (not isinstance(before, dict) or fid.get("id") != before.get("id")
+                or len(res.data) > len(old.data)
+                or (str(s) != old.signature and s.id in self.known)):
+            return
+        side = corpus_mod.build_sidecar(
+            res, div, self.by_name, engine=self.engine, original_size=original_size,
+            minimizer=m.stats(), position_dependent=m.position_dependent)
+        side["finding"] = fid
+        corpus_mod.improve(self.corpus, old, side, res.data)
+        self.known.add(s.id)
 
     def _full(self, data: bytes, differ: Differ | None = None) -> Result:
         """A full run of ``data`` (by ``differ``, else the finder's) that records and
