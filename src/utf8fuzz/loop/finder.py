@@ -134,6 +134,12 @@ TALLY_CREDIT = 0.05
 #: :data:`TALLY_EVERY` of them.
 TALLY_FIRST = 128
 TALLY_EVERY = 16
+#: The longest input the policy tally counts: judging a decoder's spans costs the
+#: product of its places and its spans (ED A0 80 800 times, 2,400 bytes: 1.5 s, one
+#: input), and the budget is asked before an input, not during it: a long input
+#: full of errors (64 KiB of encoded surrogates) held a worker past the hard stop.
+#: The short loop's inputs are all under it.
+TALLY_MAX_BYTES = 256
 
 
 def full_every_default() -> int:
@@ -364,7 +370,7 @@ class Finder:
         """The bookkeeping of one compared input (``novel``: it brought coverage)."""
         self.executions += 1
         self.bytes += len(res.data)
-        if res.full and self.tally is not None and self._tally_afford():
+        if res.full and self.tally is not None and self._tally_afford(len(res.data)):
             t = time.process_time()
             self.tally.observe(res)
             self._tally_spent(t)
@@ -400,12 +406,16 @@ class Finder:
         self._compare_queued()
         self._flush_out_of_process(wait=True)
 
-    def _tally_afford(self) -> bool:
+    def _tally_afford(self, nbytes: int) -> bool:
         """Whether the tally's budget allows counting one more input (a full one:
-        the screened path never asks). The budget is a share of the loop's own
+        the screened path never asks) of ``nbytes``: never one longer than
+        :data:`TALLY_MAX_BYTES`. The budget is a share of the loop's own
         time, so counting costs the loop at most :data:`TALLY_SHARE` whatever the
         decoders, inputs and machine; what it leaves uncounted is a sample lost,
         not a bias (the inputs skipped are those that came while it was spent)."""
+        if nbytes > TALLY_MAX_BYTES:
+            self.tally_skipped += 1
+            return False
         if self.counted:
             self._tally_asked += 1
             if self._tally_asked <= TALLY_FIRST or self._tally_asked % TALLY_EVERY == 0:
@@ -468,7 +478,7 @@ class Finder:
             by_data = {res.data: res for res in results}
             every, n = self.differ.full_every, self._bulk_count
             for k, x in enumerate(pending):
-                if (n + k) % every == 0 and self._tally_afford():
+                if (n + k) % every == 0 and self._tally_afford(len(x)):
                     t = time.process_time()
                     self.tally.observe_bulk(x, by_data.get(x))
                     self._tally_spent(t)
