@@ -156,3 +156,65 @@ def test_another_cause_under_a_signature_an_earlier_run_saved_is_found(tmp_path)
     third.consider(bytes.fromhex("F0 90 41"))
     third.consider(bytes.fromhex("41 F0 E2 82 AC 41"))
     assert third.found == []  # both causes recorded: nothing new
+
+
+def test_the_corpus_signatures_asked_for_other_causes_take_turns(tmp_path, monkeypatch) -> None:
+    # What a run pays for the corpus's signatures is a count (CAUSE_SIGNATURES of
+    # them a run), whatever the corpus's size; the lost lead hiding under one of
+    # them is still found, on the turn that asks it. Two signatures recorded by
+    # the first night (per-byte cuts at truncated-3-byte-at-end and incomplete-4), one a turn.
+    import shutil
+
+    from utf8fuzz.loop import finder as finder_mod
+
+    spec = PLANTED + "per_byte_loses_lead3+text+inprocess"
+    night = tmp_path / "night1"
+    first = Finder(resolve(spec), night, "test", tally=False, full_every=1)
+    for x in ("E2 82", "F0 90 41"):
+        first.consider(bytes.fromhex(x))
+    assert len({s.signature for s in first.found}) == 2
+    monkeypatch.setattr(finder_mod, "CAUSE_SIGNATURES", 1)
+    lost = {}
+    for turn in range(2):
+        corpus = tmp_path / f"turn{turn}"
+        shutil.copytree(night, corpus)
+        f = Finder(resolve(spec), corpus, "test", tally=False, full_every=1, turn=turn)
+        for x in ("E2 82", "F0 90 41", "41 F0 E2 82 AC 41"):
+            f.consider(bytes.fromhex(x))
+        adopted = [s for s in f._causes if s.id in f._recorded]
+        assert len(adopted) <= 1, f._causes  # the turn's share of the corpus's signatures
+        lost[turn] = [s.finding["rule"] for s in f.found]
+    # one turn of the two asks incomplete-4, under which the lost lead hides
+    assert [bool(v) for v in lost.values()] in ([True, False], [False, True]), lost
+    assert all(r != "policy:per-byte" for v in lost.values() for r in v), lost
+
+
+def test_an_entry_saved_unminimized_is_minimized_by_the_next_run(tmp_path) -> None:
+    # The first night's time ran out as it met F0 90 41 in a longer input: saved as
+    # met (minimizer complete: false). The next night meets the signature (its seeds
+    # are the corpus's inputs) and minimizes the entry in place: same finding, a
+    # shorter input, the minimizer complete, nothing new found.
+    import time
+
+    from utf8fuzz.engine import corpus
+    from utf8fuzz.triage.group import finding_ids
+
+    spec = PLANTED + "per_byte_loses_lead3+text+inprocess"
+    met = b"AB" * 2 + bytes.fromhex("F0 90 41") + b"CD" * 2
+    first = Finder(resolve(spec), tmp_path, "test", tally=False, full_every=1,
+                   deadline=time.monotonic())
+    first.consider(met)
+    (before,), problems = corpus.load(tmp_path)
+    assert not problems and before.data == met and corpus.unminimized(before)
+    ids = finding_ids(tmp_path)
+    second = Finder(resolve(spec), tmp_path, "test", tally=False, full_every=1)
+    second.consider(met)
+    (after,), problems = corpus.load(tmp_path)
+    assert not problems and second.found == []
+    assert len(after.data) < len(met) and not corpus.unminimized(after), after.data
+    assert finding_ids(tmp_path) == ids and after.path == before.path
+    assert after.sidecar["found"]["at"] == before.sidecar["found"]["at"]
+    assert after.sidecar["found"]["original_size"] == len(met)
+    third = Finder(resolve(spec), tmp_path, "test", tally=False, full_every=1)
+    third.consider(met)
+    assert corpus.load(tmp_path)[0][0].sidecar == after.sidecar  # nothing left to do

@@ -119,6 +119,19 @@ def test_inputs_libfuzzer_runs_past_the_deadline_are_not_compared(tmp_path):
 
 
 @needs_atheris
+def test_a_target_started_past_the_deadline_builds_no_decoder(tmp_path):
+    # a -fork job (or the merge of one's inputs) libFuzzer starts as the time runs
+    # out: the decoders' start (seconds with every decoder and its peers) would all
+    # be past --time, for inputs never compared. A decoder that cannot load shows
+    # whether any was built: the target runs its seeds and ends, exit 0.
+    p = run_target(tmp_path, "no_such_decoder+inprocess", "-print_final_stats=1",
+                   str(seeds(tmp_path)), UTF8FUZZ_DEADLINE=repr(time.time() - 1))
+    assert p.returncode == 0 and "UnknownDecoder" not in p.stderr, p.stderr[-3000:]
+    assert "stat::number_of_executed_units: 2" in p.stderr, p.stderr[-3000:]
+    assert not crash_files(tmp_path) and not (tmp_path / "corpus").exists()
+
+
+@needs_atheris
 def test_utf8fuzz_fuzz_keeps_going_after_a_finding(tmp_path, monkeypatch):
     # its target subprocess saves each finding and goes on: no crash, no artifact
     monkeypatch.chdir(tmp_path)

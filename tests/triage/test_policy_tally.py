@@ -213,6 +213,20 @@ def test_screened_inputs_are_not_counted(tmp_path: Path) -> None:
     assert not f.tally.take()  # taken: counted once
 
 
+def test_a_long_input_is_not_counted() -> None:
+    # Judging a decoder's spans costs its places times its spans: a long input full
+    # of errors (64 KiB of encoded surrogates, a CESU-8 text) took minutes for one
+    # input and held a worker past the run's hard stop. The short ones are counted.
+    from utf8fuzz.loop.finder import TALLY_MAX_BYTES
+
+    f = Finder([SURROGATE_AS_ONE_ERROR], None, "test", full_every=1)
+    long = b"\xed\xa0\x80" * (TALLY_MAX_BYTES // 3 + 1)
+    for data in (long, b"\xed\xa0\x80"):
+        f.consider(data)
+    assert f.tally is not None and f.tally_skipped == 1
+    assert {t.inputs for t in f.tally.take().decoders.values()} == {1}
+
+
 # Seeds every run compares first (in full, at --full-every 1). Besides the
 # surrogates, they make each other policy fail at two features or more: per-sequence
 # at E0 80 80 and F4 90 80 80 (one error each, the decoder's three and four), per-byte

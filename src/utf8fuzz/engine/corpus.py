@@ -733,6 +733,37 @@ def replace_entry(corpus: Path, old: Entry, sidecars: list[dict[str, Any]]) -> l
     return written
 
 
+def unminimized(entry: Entry) -> bool:
+    """Was ``entry`` saved before its minimizer finished (its run's time ran out:
+    ``found.minimizer.complete`` false)? Hostile data: anything but a recorded
+    false is not."""
+    found = entry.sidecar.get("found")
+    mini = found.get("minimizer") if isinstance(found, dict) else None
+    return isinstance(mini, dict) and mini.get("complete") is False
+
+
+def improve(corpus: Path, old: Entry, sidecar: Mapping[str, Any], data: bytes) -> list[Path]:
+    """Replace ``old`` by ``sidecar`` for ``data``, its input minimized further
+    (:func:`replace_entry`'s rules: atomic, under the lock, shortest wins): the
+    ``found`` block is ``old``'s (when the signature was first found), with the new
+    size and minimizer figures. Returns the sidecars written."""
+    corpus = Path(corpus)
+    side = dict(sidecar)
+    cid = content_id(data)
+    side.update(input=data.hex(), sha256=hashlib.sha256(data).hexdigest(),
+                file=f"inputs/{cid}.bin")
+    if isinstance(old.sidecar.get("found"), dict):
+        found = dict(old.sidecar["found"])
+        found.update(minimized_size=len(data),
+                     minimizer=(side.get("found") or {}).get("minimizer"), improved_at=now())
+        side["found"] = found
+    inp = inputs_dir(corpus) / f"{cid}.bin"
+    with locked(corpus):
+        if not inp.exists():
+            atomic_write(inp, data)
+    return replace_entry(corpus, old, [side])
+
+
 def _unchanged(entry: Entry) -> bool:
     """Does ``entry``'s sidecar still hold what was read (re-read now)?"""
     try:

@@ -69,7 +69,7 @@ import types
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from utf8fuzz import safe
 
@@ -356,6 +356,22 @@ class StopAtFinding:
         os._exit(self.exit_status)
 
 
+def late(argv: Sequence[str]) -> NoReturn:
+    """Be a target that libFuzzer started past the run's deadline: a ``-fork`` job,
+    or the merge of a finished job's inputs, begun as the time ran out (the
+    ``-fork`` parent looks at its clock only when a job ends, and lets the running
+    ones finish). Nothing it would run is compared (:func:`main`), so it builds no
+    decoder - their start, the peers' processes among them, is seconds on a loaded
+    machine, all of it past ``--time`` - and libFuzzer runs its inputs on an empty
+    callback and ends (``-runs=0``: no loop past them)."""
+    import atheris
+
+    flags = [a for a in argv[1:] if not a.startswith(("-runs=", "-max_total_time="))]
+    atheris.Setup([*argv[:1], "-runs=0", *flags], lambda data: None)
+    atheris.Fuzz()
+    raise SystemExit(0)  # atheris.Fuzz ends the process itself
+
+
 def until_deadline(argv: Sequence[str], left: float) -> list[str]:
     """``argv`` with libFuzzer's ``-max_total_time`` lowered (or added) so that its
     loop ends ``left`` seconds from now at the latest.
@@ -411,6 +427,13 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
     from utf8fuzz.loop.structured import mutator as structured_mutator
     from utf8fuzz.triage.group import finding_ids
 
+    try:
+        deadline = deadline_of(os.environ.get(DEADLINE_ENV))
+    except ValueError as e:
+        print(f"utf8fuzz: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+    if deadline is not None and time.monotonic() >= deadline:
+        late(argv if argv is not None else sys.argv)
     if os.environ.get("UTF8FUZZ_INSTRUMENT") == "1":
         os.environ["UTF8FUZZ_PURE_REFERENCE"] = "1"
     specs = json.loads(os.environ["UTF8FUZZ_DECODERS"]) if os.environ.get(
@@ -430,15 +453,13 @@ def main(argv: Sequence[str] | None = None, *, profile: str | None = None,
         if round_size > 1 else None
     # a run bounded by -runs is one whatever the clock (Finder.counted)
     counted = any(a.startswith("-runs=") for a in argv[1:])
-    try:
-        deadline = deadline_of(os.environ.get(DEADLINE_ENV))
-    except ValueError as e:
-        print(f"utf8fuzz: {e}", file=sys.stderr)
-        raise SystemExit(2) from None
+    # a seeded run's turn of the corpus's signatures is its seed's (Finder.turn)
+    turn = next((int(a[6:]) for a in argv[1:] if a.startswith("-seed=") and a[6:].isdigit()),
+                None)
     finder = Finder(decs, corpus, "atheris", views=MODES[mode],
                     minimize_seconds=_seconds(os.environ.get("UTF8FUZZ_MINIMIZE_SECONDS")),
                     round_size=round_size, inflight=inflight, counted=counted,
-                    deadline=deadline,
+                    deadline=deadline, turn=turn,
                     # named decoders are the ones under test: every input each
                     slow_every=1 if specs else SLOW_EVERY)
     if not finder.differ.decoders:

@@ -14,7 +14,8 @@ recorded (in this run, or in the corpus by an earlier one: :meth:`Finder._adopt`
 but whose first difference no rule recorded for the decoder predicts, may show
 another cause at the same place: it is explained and minimized in
 turn (:meth:`Finder._other_causes`, the first :data:`CAUSE_CHECKS` inputs a
-signature), so that three bugs at one feature are three findings, each saved with
+signature; of the corpus's signatures, those on the run's turn: :meth:`Finder._on_turn`),
+so that three bugs at one feature are three findings, each saved with
 its own entry (:func:`.corpus.entry_path`: the first cause under a signature at the
 signature's name, another at the signature's and its finding's). A core of a cause
 recorded already is that finding's evidence, not saved again.
@@ -65,6 +66,7 @@ at most every :data:`TALLY_SECONDS` (checked once a round) and by
 
 from __future__ import annotations
 
+import bisect
 import os
 import sys
 import time
@@ -78,7 +80,7 @@ from utf8fuzz.decoders.base import Decoder, family
 from utf8fuzz.engine import calls as calls_mod
 from utf8fuzz.engine import corpus as corpus_mod
 from utf8fuzz.engine.differ import Differ
-from utf8fuzz.engine.minimize import minimize
+from utf8fuzz.engine.minimize import Minimized, minimize
 from utf8fuzz.engine.result import Divergence, Result
 from utf8fuzz.engine.screening import SLOW_EVERY, SlowShare
 from utf8fuzz.engine.signature import FAILURES, Signature
@@ -106,6 +108,12 @@ FULL_EVERY_ENV = "UTF8FUZZ_FULL_EVERY"
 #: recorded (:meth:`Finder._other_causes`): a count, not seconds (each costs a
 #: prediction or two; one that may show another cause, an explanation).
 CAUSE_CHECKS = 64
+#: Of the signatures an earlier run recorded in the corpus, how many a run asks for
+#: other causes (:meth:`Finder._on_turn`): its turn's share, so that what a run pays
+#: for them is a count whatever the corpus's size (each adopted costs its rules'
+#: models, then up to :data:`CAUSE_CHECKS` inputs), and every one has its turn
+#: within ``ceil(recorded / CAUSE_SIGNATURES)`` consecutive turns (nights).
+CAUSE_SIGNATURES = 8
 #: Inputs compared together by :meth:`Finder.queue`, a round (``$UTF8FUZZ_ROUND``).
 ROUND = 32
 ROUND_ENV = "UTF8FUZZ_ROUND"
@@ -126,6 +134,12 @@ TALLY_CREDIT = 0.05
 #: :data:`TALLY_EVERY` of them.
 TALLY_FIRST = 128
 TALLY_EVERY = 16
+#: The longest input the policy tally counts: judging a decoder's spans costs the
+#: product of its places and its spans (ED A0 80 800 times, 2,400 bytes: 1.5 s, one
+#: input), and the budget is asked before an input, not during it: a long input
+#: full of errors (64 KiB of encoded surrogates) held a worker past the hard stop.
+#: The short loop's inputs are all under it.
+TALLY_MAX_BYTES = 256
 
 
 def full_every_default() -> int:
@@ -231,6 +245,7 @@ class Finder:
         slow_every: int = SLOW_EVERY,
         call_every: int | None = None,
         deadline: float | None = None,
+        turn: int | None = None,
     ) -> None:
         decs = list(decoders)
         if full_every is None:
@@ -251,6 +266,11 @@ class Finder:
         #: goes past it (:meth:`_minimizing`).
         self.deadline = deadline
         self.known: set[str] = corpus_mod.signature_ids(self.corpus) if self.corpus else set()
+        #: Which of the corpus's signatures this run asks for other causes
+        #: (:meth:`_on_turn`): a seeded run's seed, else the UTC day (a nightly job's
+        #: consecutive nights take consecutive turns).
+        self.turn = turn if turn is not None else int(time.time() // 86400)
+        self._recorded = sorted(self.known)  # the signatures the turns are taken over
         self.found: list[NewSignature] = []
         #: Signatures met once that a full run of the same input did not show again.
         self.unreproduced: list[NewSignature] = []
@@ -350,7 +370,7 @@ class Finder:
         """The bookkeeping of one compared input (``novel``: it brought coverage)."""
         self.executions += 1
         self.bytes += len(res.data)
-        if res.full and self.tally is not None and self._tally_afford():
+        if res.full and self.tally is not None and self._tally_afford(len(res.data)):
             t = time.process_time()
             self.tally.observe(res)
             self._tally_spent(t)
@@ -386,12 +406,16 @@ class Finder:
         self._compare_queued()
         self._flush_out_of_process(wait=True)
 
-    def _tally_afford(self) -> bool:
+    def _tally_afford(self, nbytes: int) -> bool:
         """Whether the tally's budget allows counting one more input (a full one:
-        the screened path never asks). The budget is a share of the loop's own
+        the screened path never asks) of ``nbytes``: never one longer than
+        :data:`TALLY_MAX_BYTES`. The budget is a share of the loop's own
         time, so counting costs the loop at most :data:`TALLY_SHARE` whatever the
         decoders, inputs and machine; what it leaves uncounted is a sample lost,
         not a bias (the inputs skipped are those that came while it was spent)."""
+        if nbytes > TALLY_MAX_BYTES:
+            self.tally_skipped += 1
+            return False
         if self.counted:
             self._tally_asked += 1
             if self._tally_asked <= TALLY_FIRST or self._tally_asked % TALLY_EVERY == 0:
@@ -454,7 +478,7 @@ class Finder:
             by_data = {res.data: res for res in results}
             every, n = self.differ.full_every, self._bulk_count
             for k, x in enumerate(pending):
-                if (n + k) % every == 0 and self._tally_afford():
+                if (n + k) % every == 0 and self._tally_afford(len(x)):
                     t = time.process_time()
                     self.tally.observe_bulk(x, by_data.get(x))
                     self._tally_spent(t)
@@ -481,6 +505,7 @@ class Finder:
                 self._record(data, str(div.signature))
             elif (self.corpus is not None and div.signature not in seen
                   and div.signature not in self._causes):
+                self._finish(div.signature)
                 adopted |= self._adopt(div.signature)
             seen.add(div.signature)
         if adopted and res.full:
@@ -492,10 +517,12 @@ class Finder:
         none of them predicts is asked whether it shows another cause, as under a
         signature recorded in this run (:meth:`_other_causes`): a second bug at a
         feature is found on any night, not only on the night the first one was.
-        Called once per signature and run; the entries are hostile data (a rule is
-        only a name looked up among the candidates); True when one was taken."""
+        Called once per signature and run, and only a signature on this run's turn
+        (:meth:`_on_turn`) is taken; the entries are hostile data (a rule is only a
+        name looked up among the candidates); True when one was taken."""
         assert self.corpus is not None
-        if sig.klass in FAILURES or sig.decoders[0] not in self.by_name:
+        if (sig.klass in FAILURES or sig.decoders[0] not in self.by_name
+                or not self._on_turn(sig)):
             return False
         name = sig.decoders[0]
         rules: dict[str, Rule | None] = {}
@@ -518,6 +545,37 @@ class Finder:
         if rules:
             self._causes[sig] = (rules, [0])
         return bool(rules)
+
+    def _finish(self, sig: Signature) -> None:
+        """Minimize each entry of ``sig`` that an earlier run saved before its
+        minimizer finished (its time ran out: :func:`.corpus.unminimized`), now that
+        this run meets the signature (every run replays the corpus's inputs first, so
+        it does), as :meth:`_record` would have: bounded by the minimizer's counts,
+        and by this run's :attr:`deadline`. The entry is replaced atomically only by
+        a core of the same finding, at its signature or at one no entry has; else it
+        is left (a later run tries again). Called once per signature and run."""
+        assert self.corpus is not None
+        for path in sorted(corpus_mod.entries_dir(self.corpus).glob(f"{sig.id}*.json")):
+            try:
+                entry = corpus_mod.load_entry(path)
+            except corpus_mod.CorpusError:
+                continue  # `corpus check` names it
+            if (entry.signature == str(sig) and corpus_mod.unminimized(entry)
+                    and sig.decoders[0] in self.by_name and "call" not in entry.sidecar):
+                self._record(entry.data, entry.signature, finish=entry)
+
+    def _on_turn(self, sig: Signature) -> bool:
+        """Whether this run asks the inputs under ``sig``, recorded in the corpus by
+        an earlier run, for other causes: the corpus's signatures, sorted by id, are
+        dealt into ``ceil(n / CAUSE_SIGNATURES)`` turns, and a run takes the one its
+        :attr:`turn` names. A bound by count (at most :data:`CAUSE_SIGNATURES`
+        adopted a run), and over as many consecutive turns, every signature."""
+        ids = self._recorded
+        i = bisect.bisect_left(ids, sig.id)
+        if i == len(ids) or ids[i] != sig.id:
+            return False  # recorded since this run began: by another worker
+        turns = -(-len(ids) // CAUSE_SIGNATURES)
+        return i % turns == self.turn % turns
 
     def _unreproduced(self, data: bytes, sig: Signature) -> None:
         """A signature met once that a full run of the same input did not show
@@ -555,7 +613,8 @@ class Finder:
                 continue  # the first rule that holds is one recorded: not worth checking
             self._record(data, str(div.signature), first=res)
 
-    def _record(self, data: bytes, sig: str, first: Result | None = None) -> None:
+    def _record(self, data: bytes, sig: str, first: Result | None = None,
+                finish: corpus_mod.Entry | None = None) -> None:
         """Minimize ``data`` to the cause of its divergence ``sig``, explain and save
         it. The minimizer holds the explanation, checked first on ``data``: where it
         predicts outcomes, every candidate's outcome must be the one it predicts
@@ -564,17 +623,21 @@ class Finder:
         recorded for it may predict the candidate's outcome (another cause met under
         a signature recorded before: :meth:`_other_causes`). A core whose finding is
         one recorded already adds nothing; another is saved, under the signature's
-        name, or beside an entry of another cause (:func:`.corpus.entry_path`)."""
+        name, or beside an entry of another cause (:func:`.corpus.entry_path`).
+        ``finish``: ``data`` is that corpus entry's input, left unminimized by an
+        earlier run (:meth:`_finish`); the core replaces it, nothing is found."""
         first = first if first is not None else self._full(data)
         div0 = first.get(sig)
         if div0 is None:
-            self._unreproduced(data, Signature.parse(sig))
+            if finish is None:
+                self._unreproduced(data, Signature.parse(sig))
             return
         by0 = self._sibling_divergence(first, div0) or div0
         mine, theirs = div0.decoders[0], by0.decoders[0]
         dec = self.by_name[theirs]
         out0 = first.outcomes[theirs]
-        known = self._causes.get(div0.signature, ({}, [0]))[0]
+        # (an entry finished is its own cause, recorded or not)
+        known = self._causes.get(div0.signature, ({}, [0]))[0] if finish is None else {}
         predictors = self._predictors.get(theirs, {})
         rule: Rule | None = None
         key0 = ""
@@ -649,6 +712,9 @@ class Finder:
             if fid["rule"] == key0:
                 break
         new_sig = div.signature
+        if finish is not None:
+            self._improve(finish, res, div, fid, m, len(data))
+            return
         if str(new_sig) != sig and new_sig.id in self.known and new_sig not in self._causes:
             return  # the core is evidence of a signature known before this run
         side = corpus_mod.build_sidecar(
@@ -680,6 +746,25 @@ class Finder:
         self.found.append(NewSignature(str(s), s.decoders, s.klass, s.feature, res.data, len(data),
                                 path, m.position_dependent, side, side["finding"]))
 
+
+    def _improve(self, old: corpus_mod.Entry, res: Result, div: Divergence,
+                 fid: dict[str, Any], m: Minimized, original_size: int) -> None:
+        """Replace the unminimized entry ``old`` by the core ``res`` (:meth:`_finish`),
+        when it is of the same finding, no longer, and at ``old``'s signature or at one
+        no entry has (one that has keeps its own evidence)."""
+        assert self.corpus is not None
+        before = old.sidecar.get("finding")
+        s = div.signature
+        if (not isinstance(before, dict) or fid.get("id") != before.get("id")
+                or len(res.data) > len(old.data)
+                or (str(s) != old.signature and s.id in self.known)):
+            return
+        side = corpus_mod.build_sidecar(
+            res, div, self.by_name, engine=self.engine, original_size=original_size,
+            minimizer=m.stats(), position_dependent=m.position_dependent)
+        side["finding"] = fid
+        corpus_mod.improve(self.corpus, old, side, res.data)
+        self.known.add(s.id)
 
     def _full(self, data: bytes, differ: Differ | None = None) -> Result:
         """A full run of ``data`` (by ``differ``, else the finder's) that records and

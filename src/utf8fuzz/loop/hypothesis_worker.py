@@ -71,7 +71,7 @@ def hypothesis_worker(decoders: Sequence[Decoder], corpus: Path | None, deadline
 
     finder = Finder(decoders, corpus, "hypothesis", minimize_seconds=minimize_seconds,
                     full_every=full_every, inflight=inflight, counted=runs is not None,
-                    deadline=deadline, slow_every=slow_every)
+                    deadline=deadline, slow_every=slow_every, turn=seed)
     profiles = sorted({d.profile for d in finder.differ.decoders})
     if not profiles:
         finder.examples = runs or 0  # nothing to draw from: a count met at once

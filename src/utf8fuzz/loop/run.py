@@ -56,7 +56,9 @@ libFuzzer target is given the deadline (``$UTF8FUZZ_DEADLINE``): libFuzzer count
 with every decoder on a busy machine), and runs its seeds whatever the time, so the
 target tells it the time left, compares nothing met past the deadline, and, like a
 Hypothesis worker, minimizes nothing past it: a signature met as the run ends is
-saved as met (:meth:`.finder.Finder._minimizing`).
+saved as met (:meth:`.finder.Finder._minimizing`), ``minimizer.complete`` false; the
+next run to meet its signature (every run replays the corpus's inputs first) minimizes
+it in place (:meth:`.finder.Finder._finish`).
 
 Counts. ``runs`` bounds each engine process by a count instead: a Hypothesis worker
 draws that many inputs past the seeds (inputs, not Hypothesis's examples, each a
