@@ -1,6 +1,7 @@
 """The screening loop (:mod:`utf8fuzz.engine.screening`): the C ``screen_many`` and
 ``Walk.agrees`` against the Python definition (``py_screen``, ``agrees``), and the C
-loop and judge with each allocation failing in turn."""
+loop and judge with each allocation failing in turn; an out-of-process decoder's
+outcome that agrees (``outcome_agrees``) against the full judging."""
 
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests import nomemory
+from utf8fuzz.decoders.base import Decoder
+from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine import screening
-from utf8fuzz.outcome import VIEWS
+from utf8fuzz.engine.classify import VIEW_ORDER, Judge
+from utf8fuzz.engine.differ import Differ
+from utf8fuzz.outcome import MAX_CODE_POINT, VIEWS, Outcome, checked
 from utf8fuzz.profiles import REGISTRY
 from utf8fuzz.profiles.walk import PyWalk, walker
 
@@ -177,3 +182,105 @@ def test_the_c_screening_loop_and_judge_when_memory_runs_out(name: str) -> None:
     failed = sum(nomemory.check_every_allocation(make, f"{name}: {what}")
                  for what, make in calls)
     assert failed > len(calls)  # failures were met, not run past
+
+
+# -- an out-of-process decoder's outcome equal to the reference (outcome_agrees) ----
+
+
+def replies_for(walk: Any, n: int) -> list[Outcome]:
+    """Outcomes of the shapes the exec parser makes (exact ints and tuples) for the
+    walk's input: each reply shape of the reference's own views, then each with one
+    view changed, a failure, another length, and views no comparison covers."""
+    v = {x: walk.view(x) for x in ("strict", "spans", "reason", "accept", *TEXTS)}
+    cps = v["replace"]
+    shapes: list[dict[str, Any]] = [
+        {"strict": v["strict"], "spans": v["spans"], "replace": cps, "ignore": v["ignore"],
+         "escape": v["escape"]},
+        {"strict": v["strict"], "reason": v["reason"]}, {"strict": v["strict"]},
+        {"replace": cps, "spans": v["spans"], "strict": v["strict"], "reason": v["reason"]},
+        {"accept": v["accept"]}, {"replace": cps}]
+    out = [Outcome.partial(n, **s) for s in shapes]
+    out += [Outcome.partial(n, strict=(0, n + 1)), Outcome.partial(n, replace=(*cps, 0x41)),
+            Outcome.partial(n, replace=(MAX_CODE_POINT + 1,)),
+            Outcome.partial(n, accept=not v["accept"]),
+            Outcome.partial(n + 1, replace=cps), Outcome.partial(n),
+            Outcome.failure(n, "crash", "peer failed: x"), walk.outcome({})]
+    return out
+
+
+@given(st.binary(max_size=24))
+@settings(max_examples=150, deadline=None)
+def test_an_outcome_that_agrees_is_one_the_full_judging_passes(data: bytes) -> None:
+    """outcome_agrees (the differ's shortcut for an exec client's outcomes) holds only
+    where the full path - outcome.checked, then Judge.compare - finds nothing; over C
+    walks and PyWalks; and it holds for every reply shape of the reference's views
+    (the shortcut is taken)."""
+    ref = REGISTRY["unicode"]
+    cw, pw = walker(ref)(data), PyWalk(data, ref, "maximal-subpart")
+    reference = Reference("unicode", "maximal-subpart")
+    compared = frozenset(VIEWS)
+    for k, out in enumerate(replies_for(cw, len(data))):
+        agree = screening.outcome_agrees(cw, out, len(data), compared)
+        assert agree == screening.outcome_agrees(pw, out, len(data), compared)
+        if agree:
+            assert checked(out, len(data)) is out
+            assert Judge(data, cw, reference).compare(out, VIEW_ORDER) is None
+        assert agree == (k < 6)
+    # a view the differ does not compare is never taken as agreeing
+    assert not screening.outcome_agrees(cw, replies_for(cw, len(data))[0], len(data),
+                                        frozenset({"strict"}))
+
+
+class Peer(Decoder):
+    """An out-of-process decoder whose outcomes are given (:meth:`decode_many`)."""
+
+    out_of_process = True
+    shows = frozenset(VIEWS) - {"tokens"}
+
+    def __init__(self, name: str, outs: dict[bytes, Outcome]) -> None:
+        self.name, self.outs = name, outs
+
+    def run(self, data: bytes) -> Outcome:
+        return self.outs[data]
+
+    def decode_many(self, inputs: Any) -> list[Outcome]:
+        return [self.outs[x] for x in inputs]
+
+
+INPUTS = [b"", b"A", b"\xc0\x80", b"A\xe2\x82", b"\xf0\x9f\x98\x80B", b"\xed\xa0\x80\xff",
+          b"\xef\xbf\xbd\xc3"]
+
+
+def test_the_shortcut_judges_out_of_process_outcomes_as_the_full_path() -> None:
+    """Differ.run_out_of_process with the shortcut for the exec parser's outcomes
+    (Differ._parsed) gives the results it gives without it: the same divergences,
+    named the same, and the same outcomes."""
+    walks = {x: walker(REGISTRY["unicode"])(x) for x in INPUTS}
+    peers = [Peer(f"peer:{k}", {x: replies_for(walks[x], len(x))[k] for x in INPUTS})
+             for k in range(len(replies_for(walks[b""], 0)))]
+    fast, full = (Differ(peers, defer_out_of_process=True) for _ in range(2))
+    fast._parsed = frozenset(p.name for p in peers)
+    full._parsed = frozenset()
+
+    def shown(res: list[Any]) -> list[Any]:
+        return [(r.data, sorted(map(str, r.signatures)),
+                 sorted((n, o.status, o.views, o.detail) for n, o in r.outcomes.items()
+                        if not n.startswith("ref:")),
+                 [(d.signature, d.offset) for d in r.divergences]) for r in res]
+
+    assert shown(fast.run_out_of_process(INPUTS)) == shown(full.run_out_of_process(INPUTS))
+
+
+def test_a_plug_ins_outcome_equal_to_the_reference_in_value_is_still_checked() -> None:
+    """An out-of-process decoder that is not an exec client (a plug-in in its worker)
+    is judged in full: a span that equals the reference's in value but is not exact
+    ints is still a bad-outcome, which the shortcut would have passed."""
+    data = b"A\xc0\x80"
+    w = walker(REGISTRY["unicode"])(data)
+    odd = Outcome.partial(len(data), spans=((1, 2.0), (2, 3)), replace=w.view("replace"))
+    assert screening.outcome_agrees(w, odd, len(data), frozenset(VIEWS))  # equal in value
+    peer = Peer("plug", {data: odd})
+    d = Differ([peer], defer_out_of_process=True)
+    assert not d._parsed  # a test's decoder: not one of this project's adapters
+    (res,) = d.run_out_of_process([data])
+    assert res.outcomes["plug"].status == "bad-outcome"

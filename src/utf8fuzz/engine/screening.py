@@ -306,6 +306,25 @@ def agrees(walk: Walk, seen: dict[str, Any], views: frozenset[str]) -> bool:
     return compared
 
 
+def outcome_agrees(walk: Any, out: Any, length: int, views: frozenset[str]) -> bool:
+    """An outcome the differ was handed (an out-of-process decoder's) shows only
+    views in ``views``, and equals ``walk`` at each, as :func:`agrees` compares a
+    screen: then :meth:`~.classify.Judge.compare` finds no difference in it. For an
+    outcome of exact values (ints, tuples: what this project's exec parser makes of
+    a client's reply) it also passes :func:`~utf8fuzz.outcome.checked`: a view equal
+    to the reference's is inside the input and in range. False for anything else
+    (a failure, tokens, another length, a view not compared): judged in full."""
+    if (type(out) is not Outcome or out.status != "ok" or out.tokens_ is not None
+            or out.length != length):
+        return False
+    shown = out.views
+    if not shown.keys() <= views:
+        return False
+    in_c: Callable[[dict[str, Any], frozenset[str]], bool] | None = getattr(
+        walk, "agrees", None)  # the C walk's (held equal to agrees by the tests)
+    return in_c(shown, views) if in_c is not None else agrees(walk, shown, views)
+
+
 def py_screen(data: bytes, walks: tuple[Walk, ...], plan: tuple[Screen, ...]) -> Screened:
     """The screening of one input: call each ``(screen, walk index, views, order)``
     of ``plan`` on ``data`` and compare what it saw with ``walks[index]``
