@@ -41,7 +41,8 @@ in this order, the first that reproduces every view the decoder showed deciding:
    feature and a sequence length the input shows: it accepts the n-byte sequences of
    an ill-formed feature as the value their bits spell
    (``accepts:non-shortest-form:2-byte``), or rejects those of a well-formed one, each
-   as one error (``rejects:noncharacter:3-byte``); every error takes the byte after
+   as one error (``rejects:noncharacter:3-byte``; at every length the table has it,
+   ``rejects:noncharacter``); every error takes the byte after
    it into the same U+FFFD (``swallows-next-byte``), or every error of one spec feature does
    (``swallows-next-byte:incomplete-4-byte-sequence``: the byte that ended a
    truncated sequence is lost);
@@ -122,8 +123,10 @@ from utf8fuzz.triage.generalize import byte_classes
 #: (boxes of byte classes, another profile's row, one ill-formed feature read as
 #: U+FFFD), the claimed table joined with another profile's, the end cut short after
 #: k bytes; Latin-1 pass-through of the upper half alone. 6: halves taken unchecked
-#: paired only where their bytes are a pair row's.
-RULES = 6
+#: paired only where their bytes are a pair row's. 7: a feature rejected at every
+#: length; a rejection checked on its sequences alone and the feature's at each
+#: length; the end rules checked on the input's own cut-short end replaced.
+RULES = 7
 #: The most work the rules may do for one input, in bytes predicted (each rule's
 #: prediction of an input costs its length): past it, rules that would need
 #: checking are passed over (the best one checked so far, or the rule that predicts
@@ -488,8 +491,13 @@ def _end_as_text(data: bytes, ref: Reference, out: Outcome | None) -> Rule:
 
 def _cut_short_ends(data: bytes) -> list[bytes]:
     """The input ended by a sequence cut short after one, two and three bytes (E2, E2
-    82, F0 90 80): what tells the end rules apart."""
-    return [data + bytes.fromhex(h) for h in ("E2", "E2 82", "F0 90 80")]
+    82, F0 90 80), and its own cut-short end (:func:`_cut_short_lead`; none: the
+    empty input) replaced by each: what tells the end rules apart. The second kind
+    holds no error before the end that the input's own cut-short lead would be, which
+    a strict view, showing the first error alone, needs to see the end at all."""
+    p = _cut_short_lead(data)
+    heads = (data, data[:p] if p is not None else b"")
+    return [h + bytes.fromhex(e) for h in heads for e in ("E2", "E2 82", "F0 90 80")]
 
 
 def _signature_rule(klass: str, feature: str) -> Rule:
@@ -810,7 +818,65 @@ def _delta_rules(data: bytes, ref: Reference, table: Profile) -> Iterator[Rule]:
             f"rejects:{f}:{n}-byte",
             f"it rejects the well-formed {n}-byte sequences at {f.replace('-', ' ')}, "
             "each as one error: a change to the well-formed set", "non-conformance"),
-            _rejecting(ref, table, f, n))
+            _rejecting(ref, table, f, n), _rejection_probes(ref, table, f, n))
+    # one feature at every length the table has it (U+FFFE and U+1FFFE), after the
+    # lengths seen: the wider move, where the feature's sequence of another length
+    # (a probe of the rules above) refutes each length's alone
+    wide: list[str] = []
+    for f, _ in rejects:
+        if f not in wide and len(_feature_lengths(table, f)) > 1:
+            wide.append(f)
+            yield Rule(Explanation(
+                f"rejects:{f}",
+                f"it rejects the well-formed sequences at {f.replace('-', ' ')}, of every "
+                "length, each as one error: a change to the well-formed set",
+                "non-conformance"), _rejecting(ref, table, f, None),
+                _rejection_probes(ref, table, f, None))
+
+
+#: (table name, feature, length) -> :func:`_feature_sequence`'s answer.
+_FEATURE_SEQ: dict[tuple[str, str, int], bytes | None] = {}
+
+
+def _feature_sequence(table: Profile, feat: str, n: int) -> bytes | None:
+    """A well-formed ``n``-byte sequence of ``table`` at feature ``feat``: the first of
+    its rows' lowest and highest sequences that is (U+FFFF, EF BF BF; U+3FFFF, F0 BF
+    BF BF), else None."""
+    key = (table.name, feat, n)
+    if key not in _FEATURE_SEQ:
+        if len(_FEATURE_SEQ) >= 4096:
+            _FEATURE_SEQ.clear()
+        _FEATURE_SEQ[key] = None
+        for seq in (bytes(r[i] for r in row.ranges) for row in table.rows
+                    if row.length == n and row.value_fn is None for i in (0, 1)):
+            cp = _value(table, seq)
+            if cp is not None and feature_of(seq, Token("char", cp, 0, n), table) == feat:
+                _FEATURE_SEQ[key] = seq
+                break
+    return _FEATURE_SEQ[key]
+
+
+def _feature_lengths(table: Profile, feat: str) -> list[int]:
+    """The lengths at which ``table`` has well-formed sequences at ``feat``."""
+    return [n for n in sorted(_announced(table) | {1})
+            if _feature_sequence(table, feat, n) is not None]
+
+
+def _rejection_probes(ref: Reference, table: Profile, feat: str, n: int | None
+                      ) -> Callable[[bytes], list[bytes]]:
+    """Probes for rejecting ``feat``'s ``n``-byte sequences (None: of every length):
+    each sequence of the input the move rejects, and a sequence of ``feat`` at each
+    length the table has it, each alone (a validator's no says only that something
+    was rejected: alone, what): a decoder that rejects or accepts other lengths than
+    the move refutes it."""
+    def probes(d: bytes) -> list[bytes]:
+        own = [d[t.start:t.end] for t in ref.decode(d).tokens
+               if t.kind == "char" and (n is None or t.end - t.start == n)
+               and feature_of(d, t, table) == feat]
+        other = [q for k in _feature_lengths(table, feat)
+                 if (q := _feature_sequence(table, feat, k)) is not None]
+        return list(dict.fromkeys([*own[:4], *other]))
+    return probes
 
 
 def _accepting(ref: Reference, table: Profile, feat: str, n: int
@@ -826,11 +892,13 @@ def _accepting(ref: Reference, table: Profile, feat: str, n: int
     return predict
 
 
-def _rejecting(ref: Reference, table: Profile, feat: str, n: int
+def _rejecting(ref: Reference, table: Profile, feat: str, n: int | None
                ) -> Callable[[bytes], Prediction]:
+    """The reference with each well-formed ``n``-byte sequence at ``feat`` (None: of
+    any length) one error."""
     def predict(d: bytes) -> Prediction:
         toks = [Token("error", None, t.start, t.end, "illegal")
-                if t.kind == "char" and t.end - t.start == n
+                if t.kind == "char" and (n is None or t.end - t.start == n)
                 and feature_of(d, t, table) == feat else t
                 for t in ref.decode(d).tokens]
         return _predicted(toks, d)
