@@ -113,8 +113,9 @@ def test_a_rejected_feature_is_one_move_over_the_lengths_it_is_rejected_at(
 
 def test_a_validators_no_is_put_on_the_sequence_it_rejects() -> None:
     # F0 90 80 80, ASCII, then EF BF BF: the no could be either's, and every fresh input
-    # made around the first bytes keeps EF BF BF (a no); the 4-byte character alone is a
-    # yes, which refutes rejecting it (explained as the engine does, before minimizing)
+    # made around the first bytes keeps EF BF BF (a no); the 4-byte character alone is
+    # a yes, which refutes rejecting it (explained as the engine explains an input
+    # before minimizing it)
     (d,) = load_all(_planted("rejects_fffe_ffff").spec(VALIDATOR) + "+inprocess")
     one = Differ([d])
 
@@ -125,6 +126,15 @@ def test_a_validators_no_is_put_on_the_sequence_it_rejects() -> None:
     why = explain(data, d.decode(data), "unicode", d.policy, "rejects-well-formed",
                   "well-formed-4-byte", run=run)
     assert why.rule == "rejects:noncharacter:3-byte"
+
+
+def test_a_validators_no_is_checked_on_each_sequence_alone() -> None:
+    # met by Hypothesis: 00 the only ASCII, last, past the bytes fresh inputs change;
+    # explained whole, 2- and 1-byte rejections held (nothing refuted them); each
+    # character alone (C2 A0 alone is a yes) refutes them, and the core is 00
+    data = [bytes.fromhex("C2 A0 E3 80 99 E6 AE B1 F3 A1 9C 81 F0 BF BF BF E0 B9 A1 00")]
+    rules = [r for r, _ in findings(_planted("rejects_nul").spec(VALIDATOR), data).values()]
+    assert rules == ["rejects:00"]
 
 
 def test_text_written_for_a_cut_short_end_is_one_finding_in_every_mode() -> None:

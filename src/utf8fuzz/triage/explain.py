@@ -71,8 +71,9 @@ reproduces the input is also tried on :func:`fresh_inputs`: the input in other
 text, after a stray continuation byte, before a lead with ASCII where its
 continuation bytes belong, with each of its first bytes deleted, and with each
 byte replaced by the ends of its byte class
-(:func:`utf8fuzz.triage.generalize.byte_classes`); a rule may add its own probes
-(``checked-when-complete``: the sequence the end cuts short, completed). One fresh
+(:func:`utf8fuzz.triage.generalize.byte_classes`); a validator's rules also on each
+sequence of the input alone (its no does not say which it rejected); a rule may add
+its own probes (``checked-when-complete``: the sequence the end cuts short, completed). One fresh
 input whose outcome the rule does not predict refutes it (:func:`unexplained`:
 except where the rule predicts no divergence and the decoder shows a different one,
 another bug's), and the next rule is tried. Of the rules that hold, the one that
@@ -125,7 +126,8 @@ from utf8fuzz.triage.generalize import byte_classes
 #: k bytes; Latin-1 pass-through of the upper half alone. 6: halves taken unchecked
 #: paired only where their bytes are a pair row's. 7: a feature rejected at every
 #: length; a rejection checked on its sequences alone and the feature's at each
-#: length; the end rules checked on the input's own cut-short end replaced.
+#: length; the end rules checked on the input's own cut-short end replaced; a
+#: validator's rules checked on each sequence of the input alone.
 RULES = 7
 #: The most work the rules may do for one input, in bytes predicted (each rule's
 #: prediction of an input costs its length): past it, rules that would need
@@ -834,47 +836,46 @@ def _delta_rules(data: bytes, ref: Reference, table: Profile) -> Iterator[Rule]:
                 _rejection_probes(ref, table, f, None))
 
 
-#: (table name, feature, length) -> :func:`_feature_sequence`'s answer.
-_FEATURE_SEQ: dict[tuple[str, str, int], bytes | None] = {}
+#: (table name, feature, length) -> :func:`_feature_ends`'s answer.
+_FEATURE_ENDS: dict[tuple[str, str, int], tuple[bytes, ...]] = {}
 
 
-def _feature_sequence(table: Profile, feat: str, n: int) -> bytes | None:
-    """A well-formed ``n``-byte sequence of ``table`` at feature ``feat``: the first of
-    its rows' lowest and highest sequences that is (U+FFFF, EF BF BF; U+3FFFF, F0 BF
-    BF BF), else None."""
+def _feature_ends(table: Profile, feat: str, n: int) -> tuple[bytes, ...]:
+    """The well-formed ``n``-byte sequences of ``table`` at feature ``feat`` among its
+    rows' lowest and highest sequences (the ends of its byte classes: U+FFFF, EF BF
+    BF; U+3FFFF, F0 BF BF BF; 00 and 7F)."""
     key = (table.name, feat, n)
-    if key not in _FEATURE_SEQ:
-        if len(_FEATURE_SEQ) >= 4096:
-            _FEATURE_SEQ.clear()
-        _FEATURE_SEQ[key] = None
+    if key not in _FEATURE_ENDS:
+        if len(_FEATURE_ENDS) >= 4096:
+            _FEATURE_ENDS.clear()
+        ends: list[bytes] = []
         for seq in (bytes(r[i] for r in row.ranges) for row in table.rows
                     if row.length == n and row.value_fn is None for i in (0, 1)):
             cp = _value(table, seq)
-            if cp is not None and feature_of(seq, Token("char", cp, 0, n), table) == feat:
-                _FEATURE_SEQ[key] = seq
-                break
-    return _FEATURE_SEQ[key]
+            if cp is not None and seq not in ends \
+                    and feature_of(seq, Token("char", cp, 0, n), table) == feat:
+                ends.append(seq)
+        _FEATURE_ENDS[key] = tuple(ends)
+    return _FEATURE_ENDS[key]
 
 
 def _feature_lengths(table: Profile, feat: str) -> list[int]:
     """The lengths at which ``table`` has well-formed sequences at ``feat``."""
-    return [n for n in sorted(_announced(table) | {1})
-            if _feature_sequence(table, feat, n) is not None]
+    return [n for n in sorted(_announced(table) | {1}) if _feature_ends(table, feat, n)]
 
 
 def _rejection_probes(ref: Reference, table: Profile, feat: str, n: int | None
                       ) -> Callable[[bytes], list[bytes]]:
     """Probes for rejecting ``feat``'s ``n``-byte sequences (None: of every length):
-    each sequence of the input the move rejects, and a sequence of ``feat`` at each
-    length the table has it, each alone (a validator's no says only that something
-    was rejected: alone, what): a decoder that rejects or accepts other lengths than
-    the move refutes it."""
+    each sequence of the input the move rejects, and the sequences of ``feat`` at the
+    ends of the table's rows (:func:`_feature_ends`), each alone (a validator's no
+    says only that something was rejected: alone, what): a decoder that rejects or
+    accepts other lengths or sequences than the move refutes it."""
     def probes(d: bytes) -> list[bytes]:
         own = [d[t.start:t.end] for t in ref.decode(d).tokens
                if t.kind == "char" and (n is None or t.end - t.start == n)
                and feature_of(d, t, table) == feat]
-        other = [q for k in _feature_lengths(table, feat)
-                 if (q := _feature_sequence(table, feat, k)) is not None]
+        other = [q for k in _feature_lengths(table, feat) for q in _feature_ends(table, feat, k)]
         return list(dict.fromkeys([*own[:4], *other]))
     return probes
 
@@ -1143,6 +1144,8 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
             return best[1] if best is not None else rule.explanation
         if fresh is None:
             fresh = first + _fresh_outcomes(fresh_inputs(near, profile, at - lo), run)
+            if set(_shown(out)) == {"accept"}:  # a yes or no: each piece alone says whose
+                fresh += _fresh_outcomes(_pieces(near, profile, policy), run)
         extra = _fresh_outcomes(rule.probes(near), run) if rule.probes else []
         left = unexplained(rule, fresh + extra, profile, policy, (klass, feature), budget)
         if left is None:
@@ -1156,6 +1159,20 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
     if best is None:
         raise AssertionError("the last rule always holds")
     return best[1]
+
+
+#: The most sequences of an input a validator is run on alone (:func:`_pieces`).
+PIECES = 8
+
+
+def _pieces(data: bytes, profile: str, policy: str) -> list[bytes]:
+    """The well-formed sequences of ``data`` (the reference's characters), each alone,
+    the first :data:`PIECES` distinct ones: a validator's no on ``data`` says that
+    something was rejected, each sequence alone says what (F0 90 80 80 alone is a yes
+    where F0 90 80 80 EF BF BF is a no)."""
+    got = [data[t.start:t.end] for t in _ref(profile, policy).decode(data).tokens
+           if t.kind == "char"]
+    return [p for p in dict.fromkeys(got) if p != data][:PIECES]
 
 
 def _memo(run: Run) -> Run:
@@ -1904,9 +1921,21 @@ def _rejecting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
                              "(a part of Table 3-7's row "
                              f"{row.describe()}), each as the profile cuts an ill-formed "
                              "sequence into errors", _box_table(
-                                 profile, f"-{_box_name(box)}", drop=box), policy)
+                                 profile, f"-{_box_name(box)}", drop=box), policy,
+                             _in_box(_ref(profile, policy), box))
             if rule is not None:
                 yield rule
+
+
+def _in_box(ref: Reference, box: Box) -> Callable[[bytes], list[bytes]]:
+    """Probes for rejecting ``box``: the input's well-formed sequences in it, each
+    alone (a validator's no says only that something was rejected: alone, what)."""
+    def probes(d: bytes) -> list[bytes]:
+        own = [d[t.start:t.end] for t in ref.decode(d).tokens
+               if t.kind == "char" and t.end - t.start == len(box)
+               and all(lo <= b <= hi for b, (lo, hi) in zip(d[t.start:t.end], box, strict=True))]
+        return list(dict.fromkeys(own))[:4]
+    return probes
 
 
 def _stray_classes(table: Profile, b: int) -> list[tuple[int, int]]:
