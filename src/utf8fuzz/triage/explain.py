@@ -820,7 +820,7 @@ def _delta_rules(data: bytes, ref: Reference, table: Profile) -> Iterator[Rule]:
             f"rejects:{f}:{n}-byte",
             f"it rejects the well-formed {n}-byte sequences at {f.replace('-', ' ')}, "
             "each as one error: a change to the well-formed set", "non-conformance"),
-            _rejecting(ref, table, f, n), _rejection_probes(ref, table, f, n))
+            _rejecting(ref, table, f, n), _rejection_probes(table, f))
     # one feature at every length the table has it (U+FFFE and U+1FFFE), after the
     # lengths seen: the wider move, where the feature's sequence of another length
     # (a probe of the rules above) refutes each length's alone
@@ -833,7 +833,7 @@ def _delta_rules(data: bytes, ref: Reference, table: Profile) -> Iterator[Rule]:
                 f"it rejects the well-formed sequences at {f.replace('-', ' ')}, of every "
                 "length, each as one error: a change to the well-formed set",
                 "non-conformance"), _rejecting(ref, table, f, None),
-                _rejection_probes(ref, table, f, None))
+                _rejection_probes(table, f))
 
 
 #: (table name, feature, length) -> :func:`_feature_ends`'s answer.
@@ -864,20 +864,13 @@ def _feature_lengths(table: Profile, feat: str) -> list[int]:
     return [n for n in sorted(_announced(table) | {1}) if _feature_ends(table, feat, n)]
 
 
-def _rejection_probes(ref: Reference, table: Profile, feat: str, n: int | None
-                      ) -> Callable[[bytes], list[bytes]]:
-    """Probes for rejecting ``feat``'s ``n``-byte sequences (None: of every length):
-    each sequence of the input the move rejects, and the sequences of ``feat`` at the
-    ends of the table's rows (:func:`_feature_ends`), each alone (a validator's no
-    says only that something was rejected: alone, what): a decoder that rejects or
-    accepts other lengths or sequences than the move refutes it."""
-    def probes(d: bytes) -> list[bytes]:
-        own = [d[t.start:t.end] for t in ref.decode(d).tokens
-               if t.kind == "char" and (n is None or t.end - t.start == n)
-               and feature_of(d, t, table) == feat]
-        other = [q for k in _feature_lengths(table, feat) for q in _feature_ends(table, feat, k)]
-        return list(dict.fromkeys([*own[:4], *other]))
-    return probes
+def _rejection_probes(table: Profile, feat: str) -> Callable[[bytes], list[bytes]]:
+    """Probes for rejecting ``feat``'s sequences: those at the ends of the table's rows
+    (:func:`_feature_ends`), of each length, each alone (alone: a validator's no
+    says what it rejected): a decoder that rejects or accepts other lengths or
+    sequences than the move refutes it."""
+    ends = [q for k in _feature_lengths(table, feat) for q in _feature_ends(table, feat, k)]
+    return lambda d: ends
 
 
 def _accepting(ref: Reference, table: Profile, feat: str, n: int
@@ -1921,21 +1914,9 @@ def _rejecting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
                              "(a part of Table 3-7's row "
                              f"{row.describe()}), each as the profile cuts an ill-formed "
                              "sequence into errors", _box_table(
-                                 profile, f"-{_box_name(box)}", drop=box), policy,
-                             _in_box(_ref(profile, policy), box))
+                                 profile, f"-{_box_name(box)}", drop=box), policy)
             if rule is not None:
                 yield rule
-
-
-def _in_box(ref: Reference, box: Box) -> Callable[[bytes], list[bytes]]:
-    """Probes for rejecting ``box``: the input's well-formed sequences in it, each
-    alone (a validator's no says only that something was rejected: alone, what)."""
-    def probes(d: bytes) -> list[bytes]:
-        own = [d[t.start:t.end] for t in ref.decode(d).tokens
-               if t.kind == "char" and t.end - t.start == len(box)
-               and all(lo <= b <= hi for b, (lo, hi) in zip(d[t.start:t.end], box, strict=True))]
-        return list(dict.fromkeys(own))[:4]
-    return probes
 
 
 def _stray_classes(table: Profile, b: int) -> list[tuple[int, int]]:
