@@ -241,6 +241,8 @@ def test_an_entry_shows_its_finding_and_a_streaming_decoders_chunks(tmp_path: Pa
      "takes the bytes a lead announces unchecked and checks the sequence once complete"),
     # moves narrower than a spec feature
     ("rejects:00", "00", ("unicode", "maximal-subpart"), "rejects the well-formed sequences 00"),
+    ("rejects:noncharacter", "EF BF BE", ("unicode", "maximal-subpart"),
+     "rejects well-formed noncharacters of every length, each as one error"),
     ("accepts:80..BF", "80", ("unicode", "maximal-subpart"),
      "accepts the sequences 80..BF, which unicode rejects"),
     ("accepts:above-10ffff:4-byte:as-U+FFFD", "F4 90 80 80", ("unicode", "maximal-subpart"),

@@ -20,7 +20,10 @@ import pytest
 
 from tests.triage.planted import CODEC, INCREMENTAL, PLANTED, TEXT, VALIDATOR, Planted, single
 from tests.triage.planted.inprocess import findings
+from utf8fuzz.decoders.plugin import load_all
 from utf8fuzz.decoders.reference import Reference
+from utf8fuzz.engine.differ import Differ
+from utf8fuzz.triage.explain import explain
 
 
 def _planted(attr: str) -> Planted:
@@ -85,6 +88,53 @@ def test_a_planted_bug_is_named_by_the_model_axis_it_moves(attr: str, shape: str
                                                            rule: str) -> None:
     # the finding says what changed, in the spec's terms, not where it first showed
     assert [r for r, _ in findings(_planted(attr).spec(shape)).values()] == [rule]
+
+
+def test_a_lead_dropped_at_the_end_is_one_move_whichever_mode_shows_it() -> None:
+    # E1 alone: the strict mode (the first to diverge) shows one error at most, so the
+    # end rules' probes that end the input itself after E2 82 begin with E1's own
+    # error and cannot refute end-unchecked there; E2 82 in place of E1 does
+    rules = [r for r, _ in findings(_planted("drops_lead_at_last_byte").spec(CODEC),
+                                    [bytes.fromhex("E1")]).values()]
+    assert rules == ["end-unchecked:1-byte"]
+
+
+@pytest.mark.parametrize(("attr", "rule"), [("rejects_noncharacters", "rejects:noncharacter"),
+                                            ("rejects_fffe_ffff", "rejects:noncharacter:3-byte")])
+@pytest.mark.parametrize("shape", [CODEC, TEXT, VALIDATOR])
+def test_a_rejected_feature_is_one_move_over_the_lengths_it_is_rejected_at(
+        attr: str, rule: str, shape: str) -> None:
+    # U+FFFE and U+1FFFE: one move for a decoder that rejects both (each length's move
+    # refuted by the other length's sequence), the 3-byte one for one that rejects
+    # U+FFFE/U+FFFF alone (U+1FFFE accepted refutes the wider move)
+    data = [bytes.fromhex(h) for h in ("EF BF BE", "F0 9F BF BE", "41 F0 9F BF BF 41")]
+    assert [r for r, _ in findings(_planted(attr).spec(shape), data).values()] == [rule]
+
+
+def test_a_validators_no_is_put_on_the_sequence_it_rejects() -> None:
+    # F0 90 80 80, ASCII, then EF BF BF: the no could be either's, and every fresh input
+    # made around the first bytes keeps EF BF BF (a no); the 4-byte character alone is
+    # a yes, which refutes rejecting it (explained as the engine explains an input
+    # before minimizing it)
+    (d,) = load_all(_planted("rejects_fffe_ffff").spec(VALIDATOR) + "+inprocess")
+    one = Differ([d])
+
+    def run(f: bytes):  # type: ignore[no-untyped-def]
+        res = one.run(f, full=True)
+        return res.outcomes[d.name], frozenset((s.klass, s.feature) for s in res.signature_set())
+    data = bytes.fromhex("F0 90 80 80") + b"A" * 12 + bytes.fromhex("EF BF BF")
+    why = explain(data, d.decode(data), "unicode", d.policy, "rejects-well-formed",
+                  "well-formed-4-byte", run=run)
+    assert why.rule == "rejects:noncharacter:3-byte"
+
+
+def test_a_validators_no_is_checked_on_each_sequence_alone() -> None:
+    # met by Hypothesis: 00 the only ASCII, last, past the bytes fresh inputs change;
+    # explained whole, 2- and 1-byte rejections held (nothing refuted them); each
+    # character alone (C2 A0 alone is a yes) refutes them, and the core is 00
+    data = [bytes.fromhex("C2 A0 E3 80 99 E6 AE B1 F3 A1 9C 81 F0 BF BF BF E0 B9 A1 00")]
+    rules = [r for r, _ in findings(_planted("rejects_nul").spec(VALIDATOR), data).values()]
+    assert rules == ["rejects:00"]
 
 
 def test_text_written_for_a_cut_short_end_is_one_finding_in_every_mode() -> None:

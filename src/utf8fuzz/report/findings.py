@@ -286,6 +286,8 @@ def title_of(rule: str, pattern: str, profile: str, policy: str) -> str:
         return f"loses the byte after {feature_words(rest) if rest else 'each error'}"
     if head == "accepts" and rest and ":" not in rest:
         return f"accepts {feature_words(rest)} of every length, as the value their bits spell"
+    if head == "rejects" and rest and ":" not in rest:
+        return f"rejects well-formed {feature_words(rest)} of every length, each as one error"
     if head in ("accepts", "rejects") and rest.count(":") == 1:
         feature, _, length = rest.partition(":")
         n = length.removesuffix("-byte")

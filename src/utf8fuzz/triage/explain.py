@@ -41,7 +41,8 @@ in this order, the first that reproduces every view the decoder showed deciding:
    feature and a sequence length the input shows: it accepts the n-byte sequences of
    an ill-formed feature as the value their bits spell
    (``accepts:non-shortest-form:2-byte``), or rejects those of a well-formed one, each
-   as one error (``rejects:noncharacter:3-byte``); every error takes the byte after
+   as one error (``rejects:noncharacter:3-byte``; at every length the table has it,
+   ``rejects:noncharacter``); every error takes the byte after
    it into the same U+FFFD (``swallows-next-byte``), or every error of one spec feature does
    (``swallows-next-byte:incomplete-4-byte-sequence``: the byte that ended a
    truncated sequence is lost);
@@ -70,8 +71,9 @@ reproduces the input is also tried on :func:`fresh_inputs`: the input in other
 text, after a stray continuation byte, before a lead with ASCII where its
 continuation bytes belong, with each of its first bytes deleted, and with each
 byte replaced by the ends of its byte class
-(:func:`utf8fuzz.triage.generalize.byte_classes`); a rule may add its own probes
-(``checked-when-complete``: the sequence the end cuts short, completed). One fresh
+(:func:`utf8fuzz.triage.generalize.byte_classes`); a validator's rules also on each
+sequence of the input alone (its no does not say which it rejected); a rule may add
+its own probes (``checked-when-complete``: the sequence the end cuts short, completed). One fresh
 input whose outcome the rule does not predict refutes it (:func:`unexplained`:
 except where the rule predicts no divergence and the decoder shows a different one,
 another bug's), and the next rule is tried. Of the rules that hold, the one that
@@ -122,8 +124,11 @@ from utf8fuzz.triage.generalize import byte_classes
 #: (boxes of byte classes, another profile's row, one ill-formed feature read as
 #: U+FFFD), the claimed table joined with another profile's, the end cut short after
 #: k bytes; Latin-1 pass-through of the upper half alone. 6: halves taken unchecked
-#: paired only where their bytes are a pair row's.
-RULES = 6
+#: paired only where their bytes are a pair row's. 7: a feature rejected at every
+#: length; a rejection checked on its sequences alone and the feature's at each
+#: length; the end rules checked on the input's own cut-short end replaced; a
+#: validator's rules checked on each sequence of the input alone.
+RULES = 7
 #: The most work the rules may do for one input, in bytes predicted (each rule's
 #: prediction of an input costs its length): past it, rules that would need
 #: checking are passed over (the best one checked so far, or the rule that predicts
@@ -488,8 +493,13 @@ def _end_as_text(data: bytes, ref: Reference, out: Outcome | None) -> Rule:
 
 def _cut_short_ends(data: bytes) -> list[bytes]:
     """The input ended by a sequence cut short after one, two and three bytes (E2, E2
-    82, F0 90 80): what tells the end rules apart."""
-    return [data + bytes.fromhex(h) for h in ("E2", "E2 82", "F0 90 80")]
+    82, F0 90 80), and its own cut-short end (:func:`_cut_short_lead`; none: the
+    empty input) replaced by each: what tells the end rules apart. The second kind
+    holds no error before the end that the input's own cut-short lead would be, which
+    a strict view, showing the first error alone, needs to see the end at all."""
+    p = _cut_short_lead(data)
+    heads = (data, data[:p] if p is not None else b"")
+    return [h + bytes.fromhex(e) for h in heads for e in ("E2", "E2 82", "F0 90 80")]
 
 
 def _signature_rule(klass: str, feature: str) -> Rule:
@@ -810,7 +820,57 @@ def _delta_rules(data: bytes, ref: Reference, table: Profile) -> Iterator[Rule]:
             f"rejects:{f}:{n}-byte",
             f"it rejects the well-formed {n}-byte sequences at {f.replace('-', ' ')}, "
             "each as one error: a change to the well-formed set", "non-conformance"),
-            _rejecting(ref, table, f, n))
+            _rejecting(ref, table, f, n), _rejection_probes(table, f))
+    # one feature at every length the table has it (U+FFFE and U+1FFFE), after the
+    # lengths seen: the wider move, where the feature's sequence of another length
+    # (a probe of the rules above) refutes each length's alone
+    wide: list[str] = []
+    for f, _ in rejects:
+        if f not in wide and len(_feature_lengths(table, f)) > 1:
+            wide.append(f)
+            yield Rule(Explanation(
+                f"rejects:{f}",
+                f"it rejects the well-formed sequences at {f.replace('-', ' ')}, of every "
+                "length, each as one error: a change to the well-formed set",
+                "non-conformance"), _rejecting(ref, table, f, None),
+                _rejection_probes(table, f))
+
+
+#: (table name, feature, length) -> :func:`_feature_ends`'s answer.
+_FEATURE_ENDS: dict[tuple[str, str, int], tuple[bytes, ...]] = {}
+
+
+def _feature_ends(table: Profile, feat: str, n: int) -> tuple[bytes, ...]:
+    """The well-formed ``n``-byte sequences of ``table`` at feature ``feat`` among its
+    rows' lowest and highest sequences (the ends of its byte classes: U+FFFF, EF BF
+    BF; U+3FFFF, F0 BF BF BF; 00 and 7F)."""
+    key = (table.name, feat, n)
+    if key not in _FEATURE_ENDS:
+        if len(_FEATURE_ENDS) >= 4096:
+            _FEATURE_ENDS.clear()
+        ends: list[bytes] = []
+        for seq in (bytes(r[i] for r in row.ranges) for row in table.rows
+                    if row.length == n and row.value_fn is None for i in (0, 1)):
+            cp = _value(table, seq)
+            if cp is not None and seq not in ends \
+                    and feature_of(seq, Token("char", cp, 0, n), table) == feat:
+                ends.append(seq)
+        _FEATURE_ENDS[key] = tuple(ends)
+    return _FEATURE_ENDS[key]
+
+
+def _feature_lengths(table: Profile, feat: str) -> list[int]:
+    """The lengths at which ``table`` has well-formed sequences at ``feat``."""
+    return [n for n in sorted(_announced(table) | {1}) if _feature_ends(table, feat, n)]
+
+
+def _rejection_probes(table: Profile, feat: str) -> Callable[[bytes], list[bytes]]:
+    """Probes for rejecting ``feat``'s sequences: those at the ends of the table's rows
+    (:func:`_feature_ends`), of each length, each alone (alone: a validator's no
+    says what it rejected): a decoder that rejects or accepts other lengths or
+    sequences than the move refutes it."""
+    ends = [q for k in _feature_lengths(table, feat) for q in _feature_ends(table, feat, k)]
+    return lambda d: ends
 
 
 def _accepting(ref: Reference, table: Profile, feat: str, n: int
@@ -826,11 +886,13 @@ def _accepting(ref: Reference, table: Profile, feat: str, n: int
     return predict
 
 
-def _rejecting(ref: Reference, table: Profile, feat: str, n: int
+def _rejecting(ref: Reference, table: Profile, feat: str, n: int | None
                ) -> Callable[[bytes], Prediction]:
+    """The reference with each well-formed ``n``-byte sequence at ``feat`` (None: of
+    any length) one error."""
     def predict(d: bytes) -> Prediction:
         toks = [Token("error", None, t.start, t.end, "illegal")
-                if t.kind == "char" and t.end - t.start == n
+                if t.kind == "char" and (n is None or t.end - t.start == n)
                 and feature_of(d, t, table) == feat else t
                 for t in ref.decode(d).tokens]
         return _predicted(toks, d)
@@ -1075,6 +1137,8 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
             return best[1] if best is not None else rule.explanation
         if fresh is None:
             fresh = first + _fresh_outcomes(fresh_inputs(near, profile, at - lo), run)
+            if set(_shown(out)) == {"accept"}:  # a yes or no: each piece alone says whose
+                fresh += _fresh_outcomes(_pieces(near, profile, policy), run)
         extra = _fresh_outcomes(rule.probes(near), run) if rule.probes else []
         left = unexplained(rule, fresh + extra, profile, policy, (klass, feature), budget)
         if left is None:
@@ -1088,6 +1152,20 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
     if best is None:
         raise AssertionError("the last rule always holds")
     return best[1]
+
+
+#: The most sequences of an input a validator is run on alone (:func:`_pieces`).
+PIECES = 8
+
+
+def _pieces(data: bytes, profile: str, policy: str) -> list[bytes]:
+    """The well-formed sequences of ``data`` (the reference's characters), each alone,
+    the first :data:`PIECES` distinct ones: a validator's no on ``data`` says that
+    something was rejected, each sequence alone says what (F0 90 80 80 alone is a yes
+    where F0 90 80 80 EF BF BF is a no)."""
+    got = [data[t.start:t.end] for t in _ref(profile, policy).decode(data).tokens
+           if t.kind == "char"]
+    return [p for p in dict.fromkeys(got) if p != data][:PIECES]
 
 
 def _memo(run: Run) -> Run:

@@ -26,15 +26,15 @@ def inputs() -> list[bytes]:
     return out
 
 
-def findings(spec: str) -> dict[str, tuple[str, int]]:
+def findings(spec: str, data: list[bytes] | None = None) -> dict[str, tuple[str, int]]:
     """Finding id -> (rule, signatures) of what the engine saves for ``spec``, a
-    plug-in (run ``+inprocess``), on :func:`inputs`: the findings ``utf8fuzz fuzz``
-    counts. Loaded as ``resolve`` loads a plug-in, without discovering every other
+    plug-in (run ``+inprocess``), on :func:`inputs` (or ``data``): the findings
+    ``utf8fuzz fuzz`` counts. Loaded as ``resolve`` loads a plug-in, without discovering every other
     decoder (which runs ``ldconfig``), so that it starts no process."""
     # minimizing is bounded by counts; the seconds only stop it, far past those counts
     finder = Finder(load_all(spec + "+inprocess"), None, "test", minimize_seconds=600,
                     tally=False)
-    for x in inputs():
+    for x in inputs() if data is None else data:
         finder.consider(x)
     out: dict[str, tuple[str, int]] = {}
     for s in finder.found:
