@@ -12,6 +12,10 @@ each with a correct twin. Plug-in functions, loaded as users name them:
 * ``aligned_only`` (plain): an ASCII fast path by 8-byte words that takes the bytes
   before the first 8-byte boundary as ASCII unchecked: right whenever the input
   starts on a boundary, as every ``bytes`` object's data does.
+* ``whole_buffer`` (``+text``, replace mode): decodes the whole buffer its view is
+  a slice of, as a JavaScript decoder that reads its argument's ``.buffer`` does
+  (fastestsmallesttextencoderdecoder 1.0.22). One cause, a read outside the
+  input, whatever guard byte shows it.
 """
 
 from __future__ import annotations
@@ -84,6 +88,11 @@ def aligned_only(data: bytes) -> str:
         raise UnicodeDecodeError("utf-8", bytes(data), e.start + head, e.end + head,
                                  e.reason) from None
     return "".join(map(chr, data[:head])) + text
+
+
+def whole_buffer(data: bytes) -> str:
+    whole = data.obj if isinstance(data, memoryview) else data
+    return codecs.utf_8_decode(bytes(whole), "replace", True)[0]
 
 
 def strict(data: bytes) -> str:

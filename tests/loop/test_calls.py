@@ -51,6 +51,7 @@ def run(decoders: list[Decoder], n: int = 2000, every: int = 8,
     ("keeps_flag+validator", calls.HISTORY),
     ("reads_past", calls.OUTSIDE),
     ("aligned_only", calls.ALIGNMENT),
+    ("whole_buffer+text", calls.OUTSIDE),
 ])
 def test_planted_found_once(spec: str, klass: str, tmp_path: Path) -> None:
     d = plugin.load(PLANTED + spec + "+inprocess")
@@ -73,12 +74,14 @@ def test_planted_found_once(spec: str, klass: str, tmp_path: Path) -> None:
     assert run([d], every=0).found == []
 
 
-@pytest.mark.parametrize("spec", ["keeps_flag+validator", "reads_past", "aligned_only"])
+@pytest.mark.parametrize("spec", ["keeps_flag+validator", "reads_past", "aligned_only",
+                                  "whole_buffer+text"])
 def test_planted_found_once_in_rounds(spec: str) -> None:
     d = plugin.load(PLANTED + spec + "+inprocess")
     found = run([d], rounds=True).found
     assert [n.klass for n in found] == [calls.HISTORY if "flag" in spec else
-                                        calls.OUTSIDE if "past" in spec else calls.ALIGNMENT]
+                                        calls.OUTSIDE if "past" in spec or "whole" in spec
+                                        else calls.ALIGNMENT]
 
 
 def test_planted_history_minimized_and_recorded(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ questions it cannot ask that way, each a decoder's optional operation
 * **Placement.** Decode the input handed over as a view of its bytes at an offset
   inside a larger buffer of guard bytes. An answer other than its fresh one that
   changes when the guard byte changes is ``reads-outside-input`` (a decoder that
-  leaks neighbouring memory into its string); one the guard does not change is
+  leaks neighbouring memory into its string); one no other guard byte changes is
   ``alignment-dependent`` (right only at some offsets).
 
 Each is self-differential: a decoder against its own fresh outcome of the same
@@ -221,10 +221,19 @@ def _short(v: Any) -> str:
     return repr(v)[:120]
 
 
-def other_guard(guard: int) -> int:
-    """A guard byte of another kind than ``guard`` (ASCII for a continuation byte,
-    a continuation byte for anything else)."""
-    return 0x41 if 0x80 <= guard < 0xC0 else 0x80
+#: The guard bytes a placement is asked again with, to tell a read outside the
+#: input from an offset's effect: an ASCII letter and a continuation byte. A
+#: decoder that reads a guard byte shows one of them differently from any other
+#: guard (a letter is text of its own; a lone continuation byte is an error where
+#: a letter is not), whichever guard it was first asked with: C2, FF and 80 read
+#: outside are each one U+FFFD in replace mode, so one other guard of "another
+#: kind" can answer the same.
+OTHER_GUARDS: tuple[int, ...] = (0x41, 0x80)
+
+
+def other_guards(guard: int) -> tuple[int, ...]:
+    """The guard bytes of :data:`OTHER_GUARDS` other than ``guard``."""
+    return tuple(g for g in OTHER_GUARDS if g != guard)
 
 
 @dataclass(frozen=True)
@@ -262,12 +271,15 @@ def compared(d: Decoder, call: Call, data: bytes, fresh: Outcome, got: Outcome) 
     if call.placement is None:
         return Hit(d, call, data, HISTORY, why, fresh, got)
     off, total, guard = call.placement
-    other = ask_settled(d, Call(placement=(off, total, other_guard(guard))), data)
-    if other is not None and differs(got, other) is not None:
-        return Hit(d, call, data, OUTSIDE, f"{why}; with guard bytes "
-                   f"{other_guard(guard):02X} it answers otherwise", fresh, got)
-    return Hit(d, call, data, ALIGNMENT, f"{why}; the same with guard bytes "
-               f"{other_guard(guard):02X}", fresh, got)
+    others = other_guards(guard)
+    for g in others:
+        other = ask_settled(d, Call(placement=(off, total, g)), data)
+        if other is not None and differs(got, other) is not None:
+            return Hit(d, call, data, OUTSIDE, f"{why}; with guard bytes {g:02X} it "
+                       "answers otherwise", fresh, got)
+    shown = " and ".join(f"{g:02X}" for g in others)
+    return Hit(d, call, data, ALIGNMENT, f"{why}; the same with guard bytes {shown}",
+               fresh, got)
 
 
 def holds(d: Decoder, call: Call, data: bytes, klass: str) -> bool | None:
