@@ -127,8 +127,12 @@ from utf8fuzz.triage.generalize import byte_classes
 #: paired only where their bytes are a pair row's. 7: a feature rejected at every
 #: length; a rejection checked on its sequences alone and the feature's at each
 #: length; the end rules checked on the input's own cut-short end replaced; a
-#: validator's rules checked on each sequence of the input alone.
-RULES = 7
+#: validator's rules checked on each sequence of the input alone. 8: the end handling
+#: an axis of its own in the check (a fresh input whose only difference is an
+#: unchecked end left to it; an end rule's difference before the end left to
+#: another cause); a rule displaces the best only by explaining what it leaves; a
+#: joined table not where that is another feature's move.
+RULES = 8
 #: The most work the rules may do for one input, in bytes predicted (each rule's
 #: prediction of an input costs its length): past it, rules that would need
 #: checking are passed over (the best one checked so far, or the rule that predicts
@@ -181,11 +185,20 @@ Prediction = tuple[Outcome, dict[str, Any]]
 class Rule:
     """A candidate explanation and its prediction (None: predicts nothing);
     ``probes``: inputs, made from the input, that this rule is also checked on,
-    beside :func:`fresh_inputs` (where it and the rules before it differ)."""
+    beside :func:`fresh_inputs` (where it and the rules before it differ).
+    ``ends``: the rule moves the end handling (how a sequence the end of the input
+    cuts short is taken), so a fresh input's end is its to predict; any other rule
+    predicts the end its table checks, and leaves a fresh input whose only
+    difference is an unchecked end to that axis (:func:`_end_left`). ``joined``: the
+    claimed table joined with another profile's, a move at several spec features at
+    once, believed over a narrower rule only for what no one-feature move explains
+    (:func:`_one_feature_each`)."""
 
     explanation: Explanation
     predict: Callable[[bytes], Prediction] | None
     probes: Callable[[bytes], list[bytes]] | None = None
+    ends: bool = False
+    joined: bool = False
 
     def holds(self, data: bytes, out: Outcome) -> bool:
         """Does the rule reproduce every view ``out`` shows? (True for a rule that
@@ -385,7 +398,7 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
     yield Rule(Explanation("spans-lead-byte-only",
                            "its error spans cover only the first byte of each error",
                            "reporting"), lead_only)
-    yield Rule(_END_UNCHECKED, _end_unchecked(mine), _cut_short_ends)
+    yield Rule(_END_UNCHECKED, _end_unchecked(mine), _cut_short_ends, ends=True)
     yield from _end_unchecked_after(mine)
     yield _end_as_text(data, mine, out)
     yield _signature_rule(klass, feature)
@@ -447,7 +460,7 @@ def _end_unchecked_after(ref: Reference) -> Iterator[Rule]:
             f"a sequence the end of the input cuts short after {k} byte{'s' * (k > 1)} "
             f"({'its lead alone, the last byte' if k == 1 else 'the lead and what follows'})"
             " is dropped without an error; one cut short after more bytes is an error, as "
-            "it should be", "non-conformance"), predict, _cut_short_ends)
+            "it should be", "non-conformance"), predict, _cut_short_ends, ends=True)
 
 
 def _end_as_text(data: bytes, ref: Reference, out: Outcome | None) -> Rule:
@@ -482,13 +495,13 @@ def _end_as_text(data: bytes, ref: Reference, out: Outcome | None) -> Rule:
         # nothing written for it: the end unchecked, cut short by the lead's layout
         # rather than the table's prefixes (what a decoder holds back: CPython's
         # incremental decoder holds ED A0), one cause with end-unchecked, one name
-        return Rule(_END_UNCHECKED, predict, _cut_short_ends)
+        return Rule(_END_UNCHECKED, predict, _cut_short_ends, ends=True)
     label = " ".join(f"U+{c:04X}" for c in text) or "a text of its own"
     return Rule(Explanation(
         "end-cut-short-as-text",
         f"a sequence the end of the input cuts short (a lead byte and fewer continuation "
         f"bytes than its high bits announce) is no error: it writes {label} for it in "
-        "every mode", "non-conformance"), predict, _cut_short_ends)
+        "every mode", "non-conformance"), predict, _cut_short_ends, ends=True)
 
 
 def _cut_short_ends(data: bytes) -> list[bytes]:
@@ -500,6 +513,16 @@ def _cut_short_ends(data: bytes) -> list[bytes]:
     p = _cut_short_lead(data)
     heads = (data, data[:p] if p is not None else b"")
     return [h + bytes.fromhex(e) for h in heads for e in ("E2", "E2 82", "F0 90 80")]
+
+
+def _cut_in_two_ends(data: bytes) -> list[bytes]:
+    """The input, and its head before its own cut-short end, ended by E0 80: a lead
+    the end cuts short that the table cuts into two errors (80 does not follow E0).
+    A text written before the token that holds the lead keeps both errors; a text
+    written for the cut-short end instead of its errors (``end-cut-short-as-text``)
+    does not: what tells the two apart, which a cut-short end of one error cannot."""
+    p = _cut_short_lead(data)
+    return [h + b"\xe0\x80" for h in (data, data[:p] if p is not None else b"")]
 
 
 def _signature_rule(klass: str, feature: str) -> Rule:
@@ -587,7 +610,9 @@ def _insertion_rules(data: bytes, ref: Reference, out: Outcome) -> Iterator[Rule
         yield Rule(Explanation(
             f"inserts:{place}:{label.replace(' ', '+')}",
             f"it writes {label}, which no bytes of the input spell, {where}",
-            "non-conformance"), _inserting(ref, text, place))
+            "non-conformance"), _inserting(ref, text, place),
+            _cut_in_two_ends if place == "before-cut-short-end" else None,
+            ends=place in ("before-cut-short-end", "at-end"))
 
 
 #: What a replace view may render an error as, other than one U+FFFD: nothing, or
@@ -1115,6 +1140,8 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
         return Explanation(f"{out.status}:{feature}", f"it {what}", "non-conformance")
     fresh: list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]] | None = None
     best: tuple[int, Explanation] | None = None
+    rest: list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]] = []  # what best leaves
+    narrower: Rule | None = None  # best's rule
     if run is not None:  # rules share probes: each input is run once
         run = _memo(run)
     budget = Budget(EXPLAIN_BYTES)
@@ -1129,7 +1156,8 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
             continue
         if run is not None and rule.predict is not None and not budget.spend(len(data)):
             continue
-        if not rule.holds(data, out):
+        if not rule.holds(data, out) and not _holds_but_the_end(rule, data, out, profile,
+                                                                 policy):
             continue
         if run is None:
             return rule.explanation
@@ -1140,18 +1168,104 @@ def explain(data: bytes, out: Outcome, profile: str, policy: str, klass: str,
             if set(_shown(out)) == {"accept"}:  # a yes or no: each piece alone says whose
                 fresh += _fresh_outcomes(_pieces(near, profile, policy), run)
         extra = _fresh_outcomes(rule.probes(near), run) if rule.probes else []
-        left = unexplained(rule, fresh + extra, profile, policy, (klass, feature), budget)
-        if left is None:
+        checked = fresh + extra
+        gone = _left(rule, checked, profile, policy, (klass, feature), budget)
+        if gone is None:
             continue
+        left = len(gone)
+        if best is not None and left < best[0]:
+            # fewer left only by explaining what the best leaves (not by being checked
+            # on fewer inputs: the best's own probes), and a joined table not where
+            # that is another feature's move of its own (two findings)
+            more = [x for x in rest if _same(rule.predict(x[0]), x[1])]
+            if not more or (rule.joined and _one_feature_each(more, profile, policy, feature,
+                                                              narrower)):
+                continue
         e = rule.explanation
         if best is None or left < best[0]:
-            best = (left, Explanation(e.rule, e.text, e.severity, len(fresh) + len(extra)))
+            best = (left, Explanation(e.rule, e.text, e.severity, len(checked)))
+            rest, narrower = [checked[i] for i in gone], rule
             _remember((data, profile, policy, klass, feature, e.rule), rule)
         if left == 0:
             break
     if best is None:
         raise AssertionError("the last rule always holds")
     return best[1]
+
+
+#: The part of the well-formed set each ill-formed feature is at: the values above
+#: the code space's top, whatever the length that spells them, are one (RFC 3629's
+#: U+10FFFF against RFC 2279's U+7FFFFFFF), as :func:`_parts` has them.
+_PART_OF = {"5-byte-form": "above-10ffff", "6-byte-form": "above-10ffff"}
+
+
+def _one_feature_each(inputs: list[tuple[bytes, Outcome, frozenset[tuple[str, str]]]],
+                      profile: str, policy: str, feature: str, narrower: Rule | None
+                      ) -> bool:
+    """Are there ``inputs`` (what a joined table explains that the ``narrower`` rule
+    leaves), and does a move of one ill-formed feature of another part of the
+    well-formed set than ``feature``'s (:func:`_accepting_moves`) predict each one's
+    first difference (:func:`_up_to_first_difference`; a yes or no, which has no
+    place: with ``narrower``, :func:`_both_accept`)? Then the joined table is that
+    rule and another deviation of its own, two one-axis moves, and each is its own
+    finding (modified UTF-8's table joined to UTF-8's adds C0 80 and surrogates: two
+    features)."""
+    mine = _PART_OF.get(feature, feature)
+
+    def moved(d: bytes, out: Outcome, m: Move) -> bool:
+        if _shown(out) == ("accept",):
+            return narrower is not None and narrower.predict is not None \
+                and out.view("accept") == _both_accept(narrower.predict(d), m[3].predict(d))
+        return _up_to_first_difference(m[3].predict(d), out, _ref(profile, policy).decode(d))
+    return bool(inputs) and all(any(
+        _PART_OF.get(f, f) != mine and moved(d, out, m)
+        for m in _accepting_moves(d, profile, policy) for f in [m[0].split(":")[1]])
+        for d, out, _ in inputs)
+
+
+def _both_accept(a: Prediction, b: Prediction) -> bool:
+    """Two moves of the well-formed set at once, as a yes or no: every byte is in a
+    character one of them reads (each reads what the other rejects)."""
+    taken = {i for pred in (a, b) for t in pred[0].tokens if t.kind == "char"
+             for i in range(t.start, t.end)}
+    return len(taken) == a[0].length
+
+
+def _up_to_first_difference(pred: Prediction, out: Outcome, ref: Outcome) -> bool:
+    """Does ``pred`` give what ``out`` shows up to and including its first difference
+    from ``ref``, in each view? The error views (spans; strict, the first error or
+    none) by offset: the first difference is the earlier start of the first errors
+    that differ, and the errors that start up to it must be ``out``'s. A yes or no has
+    no place: it must be ``out``'s."""
+    base, override = pred
+    try:
+        for v in _shown(out):
+            mine: Any = out.view(v)
+            theirs: Any = ref.view(v)
+            want: Any = override[v] if v in override else base.view(v)
+            if mine == want:
+                continue
+            if mine == theirs:
+                return False
+            if v in ("strict", "spans"):
+                m, t, w = (() if x is None else (x,) if v == "strict" else tuple(x)
+                           for x in (mine, theirs, want))
+                i = next((i for i, (a, b) in enumerate(zip(m, t, strict=False)) if a != b),
+                         min(len(m), len(t)))
+                k = min(x[i][0] for x in (m, t) if i < len(x))
+                if [x for x in m if x[0] <= k] != [x for x in w if x[0] <= k]:
+                    return False
+            elif isinstance(mine, tuple) and isinstance(theirs, tuple) \
+                    and isinstance(want, tuple):
+                k = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
+                          if a != b), min(len(mine), len(theirs)))
+                if mine[:k + 1] != want[:k + 1]:
+                    return False
+            else:
+                return False
+    except ViewUnavailable:
+        return False
+    return True
 
 
 #: The most sequences of an input a validator is run on alone (:func:`_pieces`).
@@ -1237,18 +1351,124 @@ def unexplained(rule: Rule, fresh: Iterable[tuple[bytes, Outcome, frozenset[tupl
     divergence is of another class or feature than the one explained (``kind``):
     that is another finding's evidence, not this rule's failure (a decoder with two
     bugs shows the second on some fresh input)."""
+    gone = _left(rule, fresh, profile, policy, kind, budget)
+    return None if gone is None else len(gone)
+
+
+def _left(rule: Rule, fresh: Iterable[tuple[bytes, Outcome, frozenset[tuple[str, str]]]],
+          profile: str, policy: str, kind: tuple[str, str], budget: Budget | None = None
+          ) -> list[int] | None:
+    """:func:`unexplained`, as the places in ``fresh`` of the outcomes left."""
     assert rule.predict is not None
-    left = 0
-    for data, out, kinds in fresh:
+    left: list[int] = []
+    tail: list[tuple[int, ...]] = []  # the one text an unchecked end writes
+    for i, (data, out, kinds) in enumerate(fresh):
         if budget is not None and not budget.spend(len(data)):
             return None
         pred = rule.predict(data)
         if _same(pred, out):
             continue
-        if not _quiet(pred, out, _ref(profile, policy).decode(data)) or kind in kinds:
+        if not rule.ends and _end_left(rule.predict, data, out, tail):
+            left.append(i)  # the end handling's, another axis (whatever the signature)
+            continue
+        if not _quiet(pred, out, _ref(profile, policy).decode(data)) or (
+                kind in kinds and not (rule.ends and _end_agrees(rule.predict, data, out))):
             return None
-        left += 1
+        left.append(i)
     return left
+
+
+def _holds_but_the_end(rule: Rule, data: bytes, out: Outcome, profile: str,
+                       policy: str) -> bool:
+    """Does ``rule`` (one that does not move the end handling) reproduce ``out`` but
+    for an unchecked end (:func:`_end_left`), where ``out`` differs from the reference
+    before that end too? Then the input shows two axes moved, the rule's first (ED A0
+    80 C0: a surrogate accepted, then "0" U+FFFD for the C0 the end cuts short), and
+    is the rule's evidence, as a point that moves two axes is named by the one that
+    makes the first difference."""
+    if rule.ends or rule.predict is None:
+        return False
+    ref = _ref(profile, policy)
+    return not _end_left(lambda d: (ref.decode(d), {}), data, out, []) \
+        and _end_left(rule.predict, data, out, [])
+
+
+def _end_agrees(predict: Callable[[bytes], Prediction], data: bytes, out: Outcome) -> bool:
+    """For a rule of the end handling: does ``out`` end as ``predict`` says, from the
+    lead byte the end cuts short (:func:`_cut_short_lead`) on, in each view (the
+    text written there; the errors from there on; a yes where it predicts none
+    there)? Then what differs is before it,
+    another cause's, whatever its signature (a decoder's cut-short ``ED A0`` and a
+    surrogate before it are both at ``surrogate``)."""
+    q = _cut_short_lead(data)
+    if q is None:
+        return False
+    base, over = predict(data)
+    head, hover = predict(data[:q])
+    after = [t for t in base.tokens if t.kind != "char" and t.start >= q]
+    try:
+        for v in _shown(out):
+            mine: Any = out.view(v)
+            if v in ("replace", "ignore", "escape"):
+                want, lead = (tuple(o[v] if v in o else _view(b, v))
+                              for b, o in ((base, over), (head, hover)))
+                text = want[len(lead):]
+                if want[:len(lead)] != lead or tuple(mine)[len(mine) - len(text):] != text:
+                    return False
+            elif v == "spans":
+                if [x for x in mine if x[0] >= q] != [(t.start, t.end) for t in after]:
+                    return False
+            elif v == "strict":
+                if (mine is None or mine[0] >= q) and mine != (
+                        (after[0].start, after[0].end) if after else None):
+                    return False
+            elif v == "accept":  # a yes is no error at the end either
+                if not mine or after:
+                    return False
+            else:
+                return False
+    except ViewUnavailable:
+        return False
+    return True
+
+
+def _end_left(predict: Callable[[bytes], Prediction], data: bytes, out: Outcome,
+              tail: list[tuple[int, ...]]) -> bool:
+    """Is ``out`` what ``predict`` says of ``data`` up to a lead byte the end cuts short
+    (:func:`_cut_short_lead`), and no error for that lead and the bytes after it: the
+    same text in every text view (nothing, or one text of its own, ``tail``'s if a
+    fresh input set it already)? Then the difference is the end handling's (an end
+    not checked), another axis than a rule of the table moves: a table's every
+    sequence the end cuts short is an error. A signature cannot tell it (the
+    decoder's ``ED A0`` at the end and ``ED A0 80`` both accept a surrogate's bytes)."""
+    q = _cut_short_lead(data)
+    if q is None:
+        return False
+    head, over = predict(data[:q])
+    views = [v for v in _shown(out) if v in ("replace", "ignore", "escape")]
+    try:
+        base = _predicted(list(head.tokens), data)[0]
+        texts = {v: tuple(over[v] if v in over else _view(head, v)) for v in views}
+        if views:
+            mine = tuple(_view(out, views[0]))
+            if mine[:len(texts[views[0]])] != texts[views[0]]:
+                return False
+            text = mine[len(texts[views[0]]):]
+        else:
+            text = ()
+    except ViewUnavailable:
+        return False
+    if tail and views and text != tail[0]:
+        return False
+    if not _same((base, {v: texts[v] + text for v in views}), out):
+        return False
+    if views and not tail:
+        tail.append(text)
+    return True
+
+
+def _view(o: Outcome, v: str) -> Any:
+    return o.view(v)
 
 
 def _quiet(pred: Prediction, out: Outcome, ref: Outcome) -> bool:
@@ -2162,7 +2382,7 @@ def _union_rules(profile: str, policy: str, klass: str) -> Iterator[Rule]:
         what = (f"it accepts what {profile} accepts and what the {prof} profile accepts "
                 f"too ({REGISTRY[prof].spec})")
         yield Rule(Explanation(f"profile:{profile}|{prof}/{policy}", what,
-                               severity_of(klass)), Point(u, policy).predict)
+                               severity_of(klass)), Point(u, policy).predict, joined=True)
         yield Rule(Explanation(
             f"profile:{profile}|{prof}/checked-when-complete",
             what + "; it takes the bytes a lead announces (RFC 2279 section 2) while they "
@@ -2170,7 +2390,7 @@ def _union_rules(profile: str, policy: str, klass: str) -> Iterator[Rule]:
             "has them all: a prefix the table rejects is still incomplete to it, and a "
             "complete sequence the table rejects is an error over all its bytes but the last",
             severity_of(klass)), Point(u, when_complete(policy), pair_rows=_pairs(u)).predict,
-            _completed)
+            _completed, joined=True)
 
 
 __all__ = ["BY_LEAD_ALONE", "BY_STRUCTURE", "LONG_INPUT", "RULES", "SEVERITIES", "Explanation",

@@ -17,12 +17,19 @@ PIECES = [bytes.fromhex(h) for h in (
     "ED B0 80", "F4 90 80 80", "F5 80 80 80", "E2 82", "F0 90 80", "C3", "FF")]
 
 
+#: Sequences a bug shows on only as they are, which no draw of :data:`PIECES` holds:
+#: C0 80 (modified UTF-8's U+0000, where C0 AF and C1 BF are other overlongs).
+WHOLE = [bytes.fromhex("C0 80")]
+
+
 def inputs() -> list[bytes]:
     """The fixed inputs: 150 short draws of pieces (1 to 6), then 30 after 16 bytes of
-    ASCII (the position-dependent bugs)."""
+    ASCII (the position-dependent bugs), then each of :data:`WHOLE` alone and between
+    ASCII (after the draws, which it leaves as they were)."""
     rng = random.Random(25)
     out = [b"".join(rng.choice(PIECES) for _ in range(rng.randint(1, 6))) for _ in range(150)]
     out += [b"A" * 16 + b"".join(rng.choice(PIECES) for _ in range(3)) for _ in range(30)]
+    out += [x for w in WHOLE for x in (w, b"A" + w + b"A")]
     return out
 
 
