@@ -1,7 +1,8 @@
 """The slow decoders' share of the loop (:class:`utf8fuzz.engine.screening.SlowShare`):
-which inputs an out-of-process decoder is given, that each decoder's count of
-inputs seen is what it was sent, that a divergence it shows on a sampled input is
-saved against that input, and that the run's summary says so."""
+which inputs an out-of-process decoder, or an in-process one declared slow, is
+given, that each decoder's count of inputs seen is what it was sent, that a
+divergence it shows on a sampled input is saved against that input, and that the
+run's summary says so."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.engine.planted import Planted, accepts_c080
 from tests.loop.test_narrow import Peer
 from utf8fuzz.decoders.cpython import Handler
-from utf8fuzz.engine.screening import SlowShare
-from utf8fuzz.loop.finder import Finder
+from utf8fuzz.engine.differ import Differ
+from utf8fuzz.engine.screening import SlowShare, is_slow
+from utf8fuzz.loop.finder import Finder, InFlight
 from utf8fuzz.loop.run import atheris_available
+from utf8fuzz.outcome import Outcome
 
 
 def test_the_rule_gives_the_first_the_novel_the_new_divergences_and_a_sample():
@@ -141,3 +145,100 @@ def test_a_decoder_the_user_names_gets_every_input(engine: str, tmp_path: Path,
     r = json.loads(capsys.readouterr().out)
     assert r["ended"] == "runs" and r["executions"] > 3000
     assert r["inputs_seen"] == {"plugin:utf8fuzz.bench:pure_python_utf8": r["executions"]}
+
+
+class SlowPlanted(Planted):
+    """The C0 80 bug in process, declared slow (screening's ``slow``): it keeps
+    every input it decodes, and whether the in-flight file held it then (the
+    tests turn the call's checks off: they decode inputs of their own)."""
+
+    slow = True
+
+    def __init__(self, inflight: Path | None = None) -> None:
+        super().__init__("planted:slow-c080", accepts_c080)
+        self.got: list[bytes] = []
+        self.inflight = inflight
+        self.held: list[bool] = []
+
+    def run(self, data: bytes) -> Outcome:
+        self.got.append(bytes(data))
+        if self.inflight is not None:
+            self.held.append(bytes(data).hex() in self.inflight.read_text().split())
+        return super().run(data)
+
+
+def test_an_in_process_decoder_declared_slow_gets_the_share_and_its_count(tmp_path: Path):
+    slow = SlowPlanted()
+    f = Finder([slow, Handler("replace")], tmp_path / "corpus", "test", tally=False,
+               round_size=8, counted=True, call_every=0)
+    assert f.differ.deferred == (slow,)
+    f.slow = SlowShare(every=5, first=3)
+    inputs = [b"plain %d" % i for i in range(300)]
+    for x in inputs:
+        f.queue(x)
+    f.flush()
+    seen = f.inputs_seen()
+    assert seen["cpython:replace"] == f.executions == 300
+    assert seen[slow.name] == len(slow.got) == f.slow.given
+    assert slow.got == [x for i, x in enumerate(inputs) if i < 3 or i % 5 == 0]
+
+
+def test_a_slow_decoders_divergence_on_its_share_is_saved_against_that_input(tmp_path: Path):
+    slow = SlowPlanted()
+    f = Finder([slow, Handler("replace")], tmp_path / "corpus", "test", tally=False,
+               round_size=8, counted=True, minimize_seconds=5, call_every=0)
+    f.slow = SlowShare(every=10, first=0)
+    # input 7: not sampled, and no decoder compared per input differs on it
+    inputs = [b"x%03d" % i for i in range(40)]
+    inputs[7] = b"lost\xc0\x80"
+    inputs[20] = b"sampled!!\xc0\x80"
+    for x in inputs:
+        f.queue(x)
+    f.flush()
+    assert inputs[7] not in slow.got and inputs[20] in slow.got
+    (found,) = f.found
+    assert found.signature == "unicode/accepts-ill-formed/non-shortest-form/planted:slow-c080"
+    assert found.original_size == len(inputs[20]) and found.input == b"\xc0\x80"
+    assert f.divergent_inputs == 1
+
+
+def test_a_slow_in_process_decoder_decodes_its_batch_with_the_batch_in_flight(tmp_path: Path):
+    # it decodes in the loop's process: one that kills it must leave the inputs it
+    # was decoding as the evidence, as a round's are (finder.InFlight)
+    path = tmp_path / "inflight.hex"
+    slow = SlowPlanted(path)
+    f = Finder([slow, Handler("replace")], None, "test", tally=False, round_size=4,
+               counted=True, inflight=InFlight(path), call_every=0)
+    assert f.differ.deferred == (slow,)
+    for i in range(200):
+        f.queue(b"input %d" % i)
+    f.flush()
+    assert len(slow.held) > 100 and all(slow.held)
+    assert path.read_text() == ""  # released after each batch
+
+
+def test_a_decoder_the_user_names_is_compared_per_input_though_slow(tmp_path: Path):
+    slow = SlowPlanted()
+    f = Finder([slow, Handler("replace")], None, "test", tally=False, round_size=4,
+               counted=True, slow_every=1, call_every=0)
+    assert f.differ.deferred == ()
+    for i in range(50):
+        f.queue(b"input %d" % i)
+    f.flush()
+    assert f.inputs_seen()[slow.name] == f.executions == 50
+
+
+def test_pyicu_is_slow_and_deferred_only_with_its_siblings():
+    # PyICU's replace and ignore modes take their anchors from its strict mode
+    # (differ's siblings): the three are deferred together, or none is
+    icu = pytest.importorskip("icu")
+    from utf8fuzz.decoders.pyicu import PyIcu
+
+    decs = [PyIcu(icu, None), PyIcu(icu, "replace"), PyIcu(icu, "ignore"), Handler("replace")]
+    assert all(is_slow(d) for d in decs[:3]) and not is_slow(decs[3])
+    d = Differ(decs, full_every=8, defer_out_of_process=True, defer_slow=True)
+    assert [x.name for x in d.deferred] == ["pyicu", "pyicu:ignore", "pyicu:replace"]
+    assert Differ(decs, full_every=8, defer_out_of_process=True).deferred == ()
+    decs[0].slow = False  # type: ignore[attr-defined]
+    d = Differ(decs, full_every=8, defer_out_of_process=True, defer_slow=True)
+    assert d.deferred == ()

@@ -62,6 +62,7 @@ from utf8fuzz.engine.screening import (
     decode_many,
     is_out_of_process,
     is_own_adapter,
+    is_slow,
     outcome_agrees,
     screen_is_whole,
     screen_many,
@@ -90,11 +91,14 @@ class Differ:
     ``views`` narrows the comparison (the per-mode fuzz targets use it: a ``strict``
     target compares only strict/spans/reason). Decoders that *are* references are
     the oracle and are not judged; decoders whose profile has no reference here are
-    listed in :attr:`unjudged`.
+    listed in :attr:`unjudged`. ``defer_out_of_process`` and ``defer_slow`` leave
+    the out-of-process decoders, and those that declare themselves slow, to
+    :meth:`send_out_of_process` (:attr:`deferred`: the fuzz loop's).
     """
 
     def __init__(self, decoders: Iterable[Decoder], views: Iterable[str] | None = None,
-                 *, full_every: int = 1, defer_out_of_process: bool = False) -> None:
+                 *, full_every: int = 1, defer_out_of_process: bool = False,
+                 defer_slow: bool = False) -> None:
         if full_every < 1:
             raise ValueError(f"full_every must be at least 1, got {full_every}")
         self.full_every = full_every
@@ -162,21 +166,38 @@ class Differ:
             if d.name not in self._whole and self._shared[d.name]
             and (wv := whole_views_of(d)) is not None
         }
+        self._incr = frozenset(d.name for d in self.decoders if d.incremental)
+        # one-shot siblings of incremental decoders, by (family, profile)
+        self._oneshot: dict[tuple[str, str], list[str]] = {}
+        for d in self.decoders:
+            if not d.incremental:
+                self._oneshot.setdefault((_family(d), d.profile), []).append(d.name)
+        self._family = {d.name: _family(d) for d in self.decoders if d.incremental}
+        #: Each position-less decoder's siblings that show positions, best first.
+        self.siblings: dict[str, tuple[str, ...]] = _siblings(self.decoders)
         #: Out-of-process decoders left to :meth:`run_out_of_process`
         #: (``defer_out_of_process=True``).
         self.out_of_process = tuple(d for d in self.decoders
                                     if defer_out_of_process and is_out_of_process(d))
+        #: In-process decoders that declare themselves slow, left to it too
+        #: (``defer_slow=True``; :meth:`_slow_apart`).
+        self.slow_in_process = self._slow_apart() if defer_slow else ()
+        #: Every decoder this differ leaves out of :meth:`run` and judges in bulk:
+        #: the out-of-process ones, then the slow in-process ones.
+        self.deferred = self.out_of_process + self.slow_in_process
         #: Inputs each of them decoded through :meth:`run_out_of_process` or
         #: :meth:`send_out_of_process` (after a hang, the rest of a batch is not).
-        self.decoded: dict[str, int] = {d.name: 0 for d in self.out_of_process}
+        self.decoded: dict[str, int] = {d.name: 0 for d in self.deferred}
         # the order a batch is sent to them in (send_out_of_process): one of each
-        # library in turn
-        self._send_order = _interleaved(self.out_of_process)
+        # library in turn, the in-process ones (decoded as they are sent) last, so
+        # that the other processes decode while they are
+        self._send_order = _interleaved(self.out_of_process) + self.slow_in_process
         # Whose outcomes this project's code made from what the decoder said (an exec
-        # client's replies, parsed: exact ints), so that one equal to the reference
-        # is known to pass outcome.checked (.screening.outcome_agrees). A plug-in's
-        # own outcomes (an isolated worker's) are checked and judged in full.
-        self._parsed = frozenset(d.name for d in self.out_of_process if is_own_adapter(d))
+        # client's replies, parsed: exact ints; an adapter's, in process), so that one
+        # equal to the reference is known to pass outcome.checked
+        # (.screening.outcome_agrees). A plug-in's own outcomes (an isolated worker's)
+        # are checked and judged in full.
+        self._parsed = frozenset(d.name for d in self.deferred if is_own_adapter(d))
         self._compared_set = frozenset(self._compared)
         # The loop's plans: each decoder with its reference's index, its screen (or
         # None) and the views that screen is compared at - looked up once, not per
@@ -194,7 +215,7 @@ class Differ:
 
         # run(full=True): every decoder (the out-of-process ones too), no screens
         self._full_plan = plan((d, *no_screen) for d in self.decoders)
-        mine = [d for d in self.decoders if d not in self.out_of_process]
+        mine = [d for d in self.decoders if d not in self.deferred]
         # full_every=1: every decoder this differ runs per input, in full
         self._unscreened_plan = plan((d, *no_screen) for d in mine)
         # a screened input
@@ -209,15 +230,6 @@ class Differ:
         self._names = MappingProxyType({k: r.name for k, r in self.references.items()})
         self._policy = {d.name: d.policy for d in self.decoders}
         self._grouper = Grouper(self._names, self._policy)
-        self._incr = frozenset(d.name for d in self.decoders if d.incremental)
-        # one-shot siblings of incremental decoders, by (family, profile)
-        self._oneshot: dict[tuple[str, str], list[str]] = {}
-        for d in self.decoders:
-            if not d.incremental:
-                self._oneshot.setdefault((_family(d), d.profile), []).append(d.name)
-        self._family = {d.name: _family(d) for d in self.decoders if d.incremental}
-        #: Each position-less decoder's siblings that show positions, best first.
-        self.siblings: dict[str, tuple[str, ...]] = _siblings(self.decoders)
         # Who can change a difference in _by_sibling (a position-less decoder, and
         # a sibling of one) or _incremental (a streaming decoder): an input whose
         # differences name neither, known ones in the loop mostly, skips both.
@@ -241,6 +253,23 @@ class Differ:
                     want.add(n)
                     want.update(self.siblings.get(n, ()))
         return [d for d in self.decoders if d.name in want]
+
+    def _slow_apart(self) -> tuple[Decoder, ...]:
+        """The in-process decoders that declare themselves slow
+        (:func:`.screening.is_slow`) and can be judged apart from the others: those
+        whose divergences no other decoder's outcome decides, and that decide no
+        other decoder's (:meth:`deciders`, both ways), but slow ones of the same
+        kind. A divergence is then named in bulk from their outcomes alone as a
+        full run names it; any other slow decoder is compared per input."""
+        linked: dict[str, set[str]] = {d.name: set() for d in self.decoders}
+        for d in self.decoders:
+            for x in self.deciders([d.name]):
+                linked[d.name].add(x.name)
+                linked[x.name].add(d.name)
+        apart = {d.name for d in self.decoders if is_slow(d) and not is_out_of_process(d)}
+        while drop := {n for n in apart if not linked[n] <= apart}:
+            apart -= drop
+        return tuple(d for d in self.decoders if d.name in apart)
 
     @property
     def profiles(self) -> list[str]:
@@ -351,8 +380,10 @@ class Differ:
         return self._unscreened_plan, True
 
     def run_out_of_process(self, inputs: Sequence[bytes]) -> list[Result]:
-        """The out-of-process decoders on several inputs at once (one ``decode_many`` each):
-        a result for each input on which one of them diverges, naming only them.
+        """The :attr:`deferred` decoders on several inputs at once (one ``decode_many``
+        each): a result for each input on which one of them diverges, naming only them.
+        The out-of-process ones are the reason; the slow in-process ones are judged
+        the same way, on the inputs the loop gives them.
 
         Why: an out-of-process decoder (node, an isolated plug-in) costs a round
         trip per call, more than every in-process decoder together; in a batch it
@@ -362,13 +393,14 @@ class Differ:
         synchronously - before it records anything, so a signature is always named
         from one full run."""
         return self._judge_out_of_process(
-            inputs, [(d, decode_many(d, inputs)) for d in self.out_of_process])
+            inputs, [(d, decode_many(d, inputs)) for d in self.deferred])
 
     def send_out_of_process(self, inputs: Sequence[bytes]) -> Callable[[], list[Result]]:
         """:meth:`run_out_of_process`, pipelined: ``inputs`` go to the decoders now
         (:func:`.screening.send_many`), and the call returned waits for their
         outcomes and gives the results. Until then the loop goes on and the
-        decoders' processes work beside it."""
+        decoders' processes work beside it. A slow in-process decoder decodes them
+        now, in this call."""
         inputs = tuple(inputs)
         # Sent one decoder of each library in turn: decoders of one library mostly
         # share a process (an exec client's modes), which answers their batches one
@@ -379,7 +411,7 @@ class Differ:
 
         def results() -> list[Result]:
             return self._judge_out_of_process(
-                inputs, [(d, sent[id(d)]()) for d in self.out_of_process])
+                inputs, [(d, sent[id(d)]()) for d in self.deferred])
 
         return results
 
