@@ -242,3 +242,33 @@ def test_pyicu_is_slow_and_deferred_only_with_its_siblings():
     decs[0].slow = False  # type: ignore[attr-defined]
     d = Differ(decs, full_every=8, defer_out_of_process=True, defer_slow=True)
     assert d.deferred == ()
+
+
+def test_the_share_names_pyicus_divergences_as_a_full_run_does():
+    # judged in bulk from their whole screens (compared with the walks the loop
+    # already has), PyICU's decoders diverge exactly as in a full run, input by input
+    import random
+
+    icu = pytest.importorskip("icu")
+    from utf8fuzz.decoders.pyicu import PyIcu
+
+    decs = [PyIcu(icu, None), PyIcu(icu, "replace"), PyIcu(icu, "ignore"), Handler("replace")]
+    d = Differ(decs, full_every=8, defer_out_of_process=True, defer_slow=True)
+    rng = random.Random(1)
+    inputs = [b"", b"plain", b"\xc0\x80", b"a\xf0\x90\x80", b"\xed\xa0\x80z", b"\xef\xbf\xbe",
+              *(bytes(rng.choice(b"a\x80\xbf\xc2\xe0\xed\xf0\xf4\xff") for _ in range(12))
+                for _ in range(200))]
+    walks = [d.run(x).walks for x in inputs]
+    bulk = {r.data: r for r in d.send_out_of_process(inputs, walks)()}
+    assert d.decoded == {x.name: len(inputs) for x in d.deferred}
+    assert len(bulk) > 50  # PyICU's ignore mode substitutes: most of them diverge
+    for x in inputs:
+        full = {s for s in d.run(x, full=True).signatures if ":pyicu" in s or "/pyicu" in s}
+        assert (bulk[x].signatures if x in bulk else frozenset()) == full, x
+    r = next(iter(bulk.values()))
+    ignore = r.outcome_of("pyicu:ignore")
+    assert ignore is not None and ignore.view("ignore") == decs[2].decode(r.data).view("ignore")
+    # without the loop's walks, walked again: the same
+    again = d.run_out_of_process(inputs)
+    assert [(r.data, r.signatures) for r in again] == [
+        (r.data, r.signatures) for r in bulk.values()]

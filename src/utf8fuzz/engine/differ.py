@@ -64,6 +64,8 @@ from utf8fuzz.engine.screening import (
     is_own_adapter,
     is_slow,
     outcome_agrees,
+    screen_agrees,
+    screen_all,
     screen_is_whole,
     screen_many,
     screen_of,
@@ -198,6 +200,10 @@ class Differ:
         # (.screening.outcome_agrees). A plug-in's own outcomes (an isolated worker's)
         # are checked and judged in full.
         self._parsed = frozenset(d.name for d in self.deferred if is_own_adapter(d))
+        # a slow in-process decoder's whole screen: on the inputs it is given, its
+        # one call for every view, compared with the walk in C as in run_many
+        self._slow_screens = {d.name: self._screens[d.name][0] for d in self.slow_in_process
+                              if d.name in self._whole}
         self._compared_set = frozenset(self._compared)
         # The loop's plans: each decoder with its reference's index, its screen (or
         # None) and the views that screen is compared at - looked up once, not per
@@ -379,6 +385,16 @@ class Differ:
             return self._plan, False
         return self._unscreened_plan, True
 
+    def _send(self, d: Decoder, inputs: Sequence[bytes]) -> Callable[[], list[Any]]:
+        """``d``'s outcomes of ``inputs`` (:func:`.screening.send_many`), or for a
+        slow in-process decoder with a whole screen, what the screen gave (a dict of
+        every view, or an outcome; None: decode it in full), made now."""
+        sc = self._slow_screens.get(d.name)
+        if sc is None:
+            return send_many(d, inputs)
+        seen = screen_all(sc, inputs)
+        return lambda: seen
+
     def run_out_of_process(self, inputs: Sequence[bytes]) -> list[Result]:
         """The :attr:`deferred` decoders on several inputs at once (one ``decode_many``
         each): a result for each input on which one of them diverges, naming only them.
@@ -393,32 +409,40 @@ class Differ:
         synchronously - before it records anything, so a signature is always named
         from one full run."""
         return self._judge_out_of_process(
-            inputs, [(d, decode_many(d, inputs)) for d in self.deferred])
+            inputs, [(d, decode_many(d, inputs) if d.name not in self._slow_screens
+                      else self._send(d, inputs)()) for d in self.deferred])
 
-    def send_out_of_process(self, inputs: Sequence[bytes]) -> Callable[[], list[Result]]:
+    def send_out_of_process(self, inputs: Sequence[bytes],
+                            walks: Sequence[dict[tuple[str, str], Any]] | None = None,
+                            ) -> Callable[[], list[Result]]:
         """:meth:`run_out_of_process`, pipelined: ``inputs`` go to the decoders now
         (:func:`.screening.send_many`), and the call returned waits for their
         outcomes and gives the results. Until then the loop goes on and the
         decoders' processes work beside it. A slow in-process decoder decodes them
-        now, in this call."""
+        now, in this call. ``walks``: each input's :attr:`~.result.Result.walks`,
+        where the caller has them (else they are walked again)."""
         inputs = tuple(inputs)
         # Sent one decoder of each library in turn: decoders of one library mostly
         # share a process (an exec client's modes), which answers their batches one
         # after the other, and a batch is only written once the one before it to
         # that process is answered. In turn, each process decodes while the batches
         # of the others are written. Judged in the decoders' own order.
-        sent = {id(d): send_many(d, inputs) for d in self._send_order}
+        sent = {id(d): self._send(d, inputs) for d in self._send_order}
 
         def results() -> list[Result]:
             return self._judge_out_of_process(
-                inputs, [(d, sent[id(d)]()) for d in self.deferred])
+                inputs, [(d, sent[id(d)]()) for d in self.deferred], walks)
 
         return results
 
     def _judge_out_of_process(self, inputs: Sequence[bytes],
-                              outs: list[tuple[Decoder, list[Outcome]]]) -> list[Result]:
+                              outs: list[tuple[Decoder, list[Any]]],
+                              known: Sequence[dict[tuple[str, str], Any]] | None = None,
+                              ) -> list[Result]:
         """The results of :meth:`run_out_of_process`, from each decoder's outcomes of
-        ``inputs`` (a prefix of them after a hang: screening.decode_many)."""
+        ``inputs`` (a prefix of them after a hang: screening.decode_many; a slow
+        in-process decoder's whole screens: :meth:`_send`), the inputs' walks
+        taken from ``known`` where given."""
         for d, many in outs:
             if d.name in self.decoded:
                 self.decoded[d.name] += min(len(many), len(inputs))
@@ -426,8 +450,9 @@ class Differ:
         trusted, compared = self._parsed, self._compared_set
         for i, data in enumerate(inputs):
             refs: dict[tuple[str, str], Judge] = {}
-            walks: dict[tuple[str, str], Any] = {}
+            walks: dict[tuple[str, str], Any] = dict(known[i]) if known is not None else {}
             outcomes: dict[str, Outcome] = {}
+            screens: list[tuple[Decoder, dict[str, Any]]] = []
             diffs: list[Difference] = []
             for d, many in outs:
                 if i >= len(many):  # it stopped after a hang (screening.decode_many)
@@ -437,6 +462,20 @@ class Differ:
                 if walk is None:
                     walk = walks[key] = self.references[key].walk(data)
                 out = many[i]
+                if type(out) is dict:
+                    # a whole screen's views: compared and judged as run_many does
+                    if screen_agrees(walk, out, compared):
+                        continue
+                    ref = refs.get(key)
+                    if ref is None:
+                        ref = refs[key] = Judge(data, walk, self.references[key])
+                    screens.append((d, out))  # Result.outcomes makes its outcome
+                    diff = self._judge(d, ref, out)
+                    if diff is not None:
+                        diffs.append(diff)
+                    continue
+                if out is None:  # the screen raised: decoded in full
+                    out = d.decode(data)
                 if d.name in trusted and outcome_agrees(walk, out, len(data), compared):
                     # equal to the reference at every view it shows: no difference,
                     # and an outcome of the input (.screening.outcome_agrees)
@@ -453,6 +492,7 @@ class Differ:
                 results.append(Result(
                     data, outcomes, self._names, full=False,
                     walks={k: r.walk for k, r in refs.items()}, oracles=self.references,
+                    screened=screens,
                     divergences=self._grouper.divergences(self._settled(diffs))))
         return results
 

@@ -330,6 +330,25 @@ def agrees(walk: Walk, seen: dict[str, Any], views: frozenset[str]) -> bool:
     return compared
 
 
+def screen_agrees(walk: Any, seen: dict[str, Any], views: frozenset[str]) -> bool:
+    """:func:`agrees`, by the C walk's own where it has one (held equal to it)."""
+    in_c: Callable[[dict[str, Any], frozenset[str]], bool] | None = getattr(
+        walk, "agrees", None)
+    return in_c(seen, views) if in_c is not None else agrees(walk, seen, views)
+
+
+def screen_all(screen: Callable[[bytes], Any], inputs: Sequence[bytes]) -> list[Any]:
+    """``screen`` on each input, None where it raised (as :func:`py_screen`: the
+    differ then decodes that input in full, which turns a failure into a crash)."""
+    out: list[Any] = []
+    for data in inputs:
+        try:
+            out.append(screen(data))
+        except Exception:
+            out.append(None)
+    return out
+
+
 def outcome_agrees(walk: Any, out: Any, length: int, views: frozenset[str]) -> bool:
     """An outcome the differ was handed (an out-of-process decoder's) shows only
     views in ``views``, and equals ``walk`` at each, as :func:`agrees` compares a
@@ -344,9 +363,7 @@ def outcome_agrees(walk: Any, out: Any, length: int, views: frozenset[str]) -> b
     shown = out.views
     if not shown.keys() <= views:
         return False
-    in_c: Callable[[dict[str, Any], frozenset[str]], bool] | None = getattr(
-        walk, "agrees", None)  # the C walk's (held equal to agrees by the tests)
-    return in_c(shown, views) if in_c is not None else agrees(walk, shown, views)
+    return screen_agrees(walk, shown, views)
 
 
 def py_screen(data: bytes, walks: tuple[Walk, ...], plan: tuple[Screen, ...]) -> Screened:

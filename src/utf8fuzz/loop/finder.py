@@ -294,6 +294,7 @@ class Finder:
         #: tally's budget is a count), so the same inputs give the same findings.
         self.counted = counted
         self._pending: list[bytes] = []  # for the out-of-process decoders
+        self._pending_walks: list[dict[tuple[str, str], Any]] = []  # their walks
         self._pending_clean: list[bool] = []  # which of them no in-process decoder
         # diverged on: one diverging out of process is then a divergent input too
         self._since = 0.0
@@ -388,6 +389,7 @@ class Finder:
             if not self._pending:
                 self._since = time.monotonic()
             self._pending.append(res.data)
+            self._pending_walks.append(res.walks)
             self._pending_clean.append(not res.diverged)
             if len(self._pending) >= BULK or (
                     not self.counted and time.monotonic() - self._since > BULK_SECONDS):
@@ -457,6 +459,7 @@ class Finder:
         sent before (they decode the new one meanwhile); ``wait``: the new one too."""
         pending, self._pending = self._pending, []
         clean, self._pending_clean = self._pending_clean, []
+        walks, self._pending_walks = self._pending_walks, []
         before, self._sent = self._sent, None
         if pending:
             inflight = self.inflight if self.differ.slow_in_process else None
@@ -464,7 +467,7 @@ class Finder:
                 # the slow in-process decoders decode the batch now, in this process:
                 # one that kills it leaves the batch as the evidence, as a round does
                 inflight.hold(pending)
-            self._sent = (pending, clean, self.differ.send_out_of_process(pending))
+            self._sent = (pending, clean, self.differ.send_out_of_process(pending, walks))
             if inflight is not None:
                 inflight.release()
         if before is not None:
