@@ -272,3 +272,19 @@ def test_the_share_names_pyicus_divergences_as_a_full_run_does():
     again = d.run_out_of_process(inputs)
     assert [(r.data, r.signatures) for r in again] == [
         (r.data, r.signatures) for r in bulk.values()]
+
+
+def test_a_kept_input_keeps_only_the_walks_that_judge_the_slow_decoders(tmp_path: Path):
+    # the walks the batch is judged with ride along with short inputs; a long one
+    # is walked again then (two batches of 64 KiB inputs would hold every walk)
+    from utf8fuzz.loop.finder import KEEP_WALKS_BYTES
+
+    slow = SlowPlanted()
+    f = Finder([slow, Handler("replace"), Planted("planted:mutf8", accepts_c080, "mutf8")],
+               None, "test", tally=False, round_size=1, counted=True, call_every=0)
+    assert f.differ.deferred_keys == (("unicode", "maximal-subpart"),)
+    f.consider(b"short")
+    f.consider(b"x" * (KEEP_WALKS_BYTES + 1))
+    assert [list(w) for w in f._pending_walks] == [[("unicode", "maximal-subpart")], []]
+    f.flush()
+    assert len(slow.got) == 2 and not f._pending_walks

@@ -63,6 +63,7 @@ from utf8fuzz.engine.screening import (
     is_out_of_process,
     is_own_adapter,
     is_slow,
+    judge,
     outcome_agrees,
     screen_agrees,
     screen_all,
@@ -190,6 +191,8 @@ class Differ:
         #: Inputs each of them decoded through :meth:`run_out_of_process` or
         #: :meth:`send_out_of_process` (after a hang, the rest of a batch is not).
         self.decoded: dict[str, int] = {d.name: 0 for d in self.deferred}
+        #: The references whose walks judge them (:meth:`send_out_of_process`'s ``walks``).
+        self.deferred_keys = tuple(dict.fromkeys((d.profile, d.policy) for d in self.deferred))
         # the order a batch is sent to them in (send_out_of_process): one of each
         # library in turn, the in-process ones (decoded as they are sent) last, so
         # that the other processes decode while they are
@@ -463,14 +466,23 @@ class Differ:
                     walk = walks[key] = self.references[key].walk(data)
                 out = many[i]
                 if type(out) is dict:
-                    # a whole screen's views: compared and judged as run_many does
+                    # a whole screen's views: compared, and its commonest mismatches
+                    # named, in C, as run_many does (the rest by _judge)
                     if screen_agrees(walk, out, compared):
                         continue
                     ref = refs.get(key)
                     if ref is None:
                         ref = refs[key] = Judge(data, walk, self.references[key])
                     screens.append((d, out))  # Result.outcomes makes its outcome
-                    diff = self._judge(d, ref, out)
+                    named = judge(walk, out, self._compared)
+                    if named is NotImplemented:
+                        diff = self._judge(d, ref, out)
+                    elif named is None:
+                        diff = None
+                    else:
+                        klass, idx, view, detail = named
+                        diff = Difference(d.name, d.profile, klass, *ref.feature(idx), view,
+                                          detail)
                     if diff is not None:
                         diffs.append(diff)
                     continue

@@ -124,6 +124,10 @@ ROUND_ENV = "UTF8FUZZ_ROUND"
 #: input waits.
 BULK = 128
 BULK_SECONDS = 1.0
+#: An input kept for the out-of-process decoders keeps the walks that judge them
+#: when it is at most this long; a longer one is walked again then, so that two
+#: batches of long inputs do not hold their walks (the loop's memory stays flat).
+KEEP_WALKS_BYTES = 1024
 #: Seconds between two merges of the policy tally into the corpus (a worker killed
 #: by a decoder loses at most this much of it).
 TALLY_SECONDS = 30.0
@@ -389,7 +393,11 @@ class Finder:
             if not self._pending:
                 self._since = time.monotonic()
             self._pending.append(res.data)
-            self._pending_walks.append(res.walks)
+            if len(res.data) <= KEEP_WALKS_BYTES:
+                w = res.walks
+                self._pending_walks.append({k: w[k] for k in self.differ.deferred_keys})
+            else:
+                self._pending_walks.append({})
             self._pending_clean.append(not res.diverged)
             if len(self._pending) >= BULK or (
                     not self.counted and time.monotonic() - self._since > BULK_SECONDS):
