@@ -288,3 +288,15 @@ def test_a_kept_input_keeps_only_the_walks_that_judge_the_slow_decoders(tmp_path
     assert [list(w) for w in f._pending_walks] == [[("unicode", "maximal-subpart")], []]
     f.flush()
     assert len(slow.got) == 2 and not f._pending_walks
+
+
+def test_the_pure_python_mutf8_is_slow_and_the_c_one_is_not():
+    from utf8fuzz.decoders import mutf8
+
+    found = {d.name: d for d in mutf8.discover() if isinstance(d, mutf8.Mutf8)}
+    if "mutf8:py" not in found:
+        pytest.skip("the mutf8 package is not installed")
+    assert is_slow(found["mutf8:py"])
+    assert "mutf8" not in found or not is_slow(found["mutf8"])
+    d = Differ(found.values(), full_every=8, defer_out_of_process=True, defer_slow=True)
+    assert [x.name for x in d.deferred] == ["mutf8:py"]
