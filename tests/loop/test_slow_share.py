@@ -300,3 +300,37 @@ def test_the_pure_python_mutf8_is_slow_and_the_c_one_is_not():
     assert "mutf8" not in found or not is_slow(found["mutf8"])
     d = Differ(found.values(), full_every=8, defer_out_of_process=True, defer_slow=True)
     assert [x.name for x in d.deferred] == ["mutf8:py"]
+
+
+class SlowScreened(SlowPlanted):
+    """A slow decoder with a whole screen that raises on ``boom`` (as its run does)."""
+
+    screen_is_whole = True
+
+    def screen(self, data: bytes) -> dict[str, str]:
+        if b"boom" in data:
+            raise ValueError("planted screen failure")
+        return {"replace": accepts_c080(data)}
+
+    def run(self, data: bytes) -> Outcome:
+        out = super().run(data)
+        if b"boom" in data:
+            raise ValueError("planted crash")
+        return out
+
+
+def test_a_slow_screen_that_raises_is_decoded_in_full_with_the_batch_in_flight(tmp_path: Path):
+    path = tmp_path / "inflight.hex"
+    slow = SlowScreened(path)
+    f = Finder([slow, Handler("replace")], tmp_path / "corpus", "test", tally=False,
+               round_size=4, counted=True, inflight=InFlight(path), call_every=0,
+               minimize_seconds=5)
+    assert f.differ.deferred == (slow,)
+    for i in range(20):
+        f.queue(b"input %d" % i if i != 7 else b"boom 7")
+    f.flush()
+    # its run is called only for the input its screen raised on (and the full
+    # runs that name and minimize the crash), the first while the batch is in flight
+    assert slow.got[0] == b"boom 7" and slow.held[0]
+    (found,) = f.found
+    assert found.klass == "crash" and found.decoders == (slow.name,)

@@ -391,11 +391,14 @@ class Differ:
     def _send(self, d: Decoder, inputs: Sequence[bytes]) -> Callable[[], list[Any]]:
         """``d``'s outcomes of ``inputs`` (:func:`.screening.send_many`), or for a
         slow in-process decoder with a whole screen, what the screen gave (a dict of
-        every view, or an outcome; None: decode it in full), made now."""
+        every view, or an outcome), made now: where it raised, the input is decoded
+        in full now too (a crash outcome), while the finder holds the batch in
+        flight, never later when the batch is judged."""
         sc = self._slow_screens.get(d.name)
         if sc is None:
             return send_many(d, inputs)
-        seen = screen_all(sc, inputs)
+        seen = [d.decode(x) if s is None else s
+                for s, x in zip(screen_all(sc, inputs), inputs, strict=True)]
         return lambda: seen
 
     def run_out_of_process(self, inputs: Sequence[bytes]) -> list[Result]:
@@ -486,8 +489,6 @@ class Differ:
                     if diff is not None:
                         diffs.append(diff)
                     continue
-                if out is None:  # the screen raised: decoded in full
-                    out = d.decode(data)
                 if d.name in trusted and outcome_agrees(walk, out, len(data), compared):
                     # equal to the reference at every view it shows: no difference,
                     # and an outcome of the input (.screening.outcome_agrees)

@@ -124,7 +124,7 @@ ROUND_ENV = "UTF8FUZZ_ROUND"
 #: input waits.
 BULK = 128
 BULK_SECONDS = 1.0
-#: An input kept for the out-of-process decoders keeps the walks that judge them
+#: An input kept for the deferred decoders keeps the walks that judge them
 #: when it is at most this long; a longer one is walked again then, so that two
 #: batches of long inputs do not hold their walks (the loop's memory stays flat).
 KEEP_WALKS_BYTES = 1024
