@@ -1,7 +1,8 @@
 """The slow decoders' share of the loop (:class:`utf8fuzz.engine.screening.SlowShare`):
-which inputs an out-of-process decoder is given, that each decoder's count of
-inputs seen is what it was sent, that a divergence it shows on a sampled input is
-saved against that input, and that the run's summary says so."""
+which inputs an out-of-process decoder, or an in-process one declared slow, is
+given, that each decoder's count of inputs seen is what it was sent, that a
+divergence it shows on a sampled input is saved against that input, and that the
+run's summary says so."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.engine.planted import Planted, accepts_c080
 from tests.loop.test_narrow import Peer
 from utf8fuzz.decoders.cpython import Handler
-from utf8fuzz.engine.screening import SlowShare
-from utf8fuzz.loop.finder import Finder
+from utf8fuzz.engine.differ import Differ
+from utf8fuzz.engine.screening import SlowShare, is_slow
+from utf8fuzz.loop.finder import Finder, InFlight
 from utf8fuzz.loop.run import atheris_available
+from utf8fuzz.outcome import Outcome
 
 
 def test_the_rule_gives_the_first_the_novel_the_new_divergences_and_a_sample():
@@ -141,3 +145,192 @@ def test_a_decoder_the_user_names_gets_every_input(engine: str, tmp_path: Path,
     r = json.loads(capsys.readouterr().out)
     assert r["ended"] == "runs" and r["executions"] > 3000
     assert r["inputs_seen"] == {"plugin:utf8fuzz.bench:pure_python_utf8": r["executions"]}
+
+
+class SlowPlanted(Planted):
+    """The C0 80 bug in process, declared slow (screening's ``slow``): it keeps
+    every input it decodes, and whether the in-flight file held it then (the
+    tests turn the call's checks off: they decode inputs of their own)."""
+
+    slow = True
+
+    def __init__(self, inflight: Path | None = None) -> None:
+        super().__init__("planted:slow-c080", accepts_c080)
+        self.got: list[bytes] = []
+        self.inflight = inflight
+        self.held: list[bool] = []
+
+    def run(self, data: bytes) -> Outcome:
+        self.got.append(bytes(data))
+        if self.inflight is not None:
+            self.held.append(bytes(data).hex() in self.inflight.read_text().split())
+        return super().run(data)
+
+
+def test_an_in_process_decoder_declared_slow_gets_the_share_and_its_count(tmp_path: Path):
+    slow = SlowPlanted()
+    f = Finder([slow, Handler("replace")], tmp_path / "corpus", "test", tally=False,
+               round_size=8, counted=True, call_every=0)
+    assert f.differ.deferred == (slow,)
+    f.slow = SlowShare(every=5, first=3)
+    inputs = [b"plain %d" % i for i in range(300)]
+    for x in inputs:
+        f.queue(x)
+    f.flush()
+    seen = f.inputs_seen()
+    assert seen["cpython:replace"] == f.executions == 300
+    assert seen[slow.name] == len(slow.got) == f.slow.given
+    assert slow.got == [x for i, x in enumerate(inputs) if i < 3 or i % 5 == 0]
+
+
+def test_a_slow_decoders_divergence_on_its_share_is_saved_against_that_input(tmp_path: Path):
+    slow = SlowPlanted()
+    f = Finder([slow, Handler("replace")], tmp_path / "corpus", "test", tally=False,
+               round_size=8, counted=True, minimize_seconds=5, call_every=0)
+    f.slow = SlowShare(every=10, first=0)
+    # input 7: not sampled, and no decoder compared per input differs on it
+    inputs = [b"x%03d" % i for i in range(40)]
+    inputs[7] = b"lost\xc0\x80"
+    inputs[20] = b"sampled!!\xc0\x80"
+    for x in inputs:
+        f.queue(x)
+    f.flush()
+    assert inputs[7] not in slow.got and inputs[20] in slow.got
+    (found,) = f.found
+    assert found.signature == "unicode/accepts-ill-formed/non-shortest-form/planted:slow-c080"
+    assert found.original_size == len(inputs[20]) and found.input == b"\xc0\x80"
+    assert f.divergent_inputs == 1
+
+
+def test_a_slow_in_process_decoder_decodes_its_batch_with_the_batch_in_flight(tmp_path: Path):
+    # it decodes in the loop's process: one that kills it must leave the inputs it
+    # was decoding as the evidence, as a round's are (finder.InFlight)
+    path = tmp_path / "inflight.hex"
+    slow = SlowPlanted(path)
+    f = Finder([slow, Handler("replace")], None, "test", tally=False, round_size=4,
+               counted=True, inflight=InFlight(path), call_every=0)
+    assert f.differ.deferred == (slow,)
+    for i in range(200):
+        f.queue(b"input %d" % i)
+    f.flush()
+    assert len(slow.held) > 100 and all(slow.held)
+    assert path.read_text() == ""  # released after each batch
+
+
+def test_a_decoder_the_user_names_is_compared_per_input_though_slow(tmp_path: Path):
+    slow = SlowPlanted()
+    f = Finder([slow, Handler("replace")], None, "test", tally=False, round_size=4,
+               counted=True, slow_every=1, call_every=0)
+    assert f.differ.deferred == ()
+    for i in range(50):
+        f.queue(b"input %d" % i)
+    f.flush()
+    assert f.inputs_seen()[slow.name] == f.executions == 50
+
+
+def test_pyicu_is_slow_and_deferred_only_with_its_siblings():
+    # PyICU's replace and ignore modes take their anchors from its strict mode
+    # (differ's siblings): the three are deferred together, or none is
+    icu = pytest.importorskip("icu")
+    from utf8fuzz.decoders.pyicu import PyIcu
+
+    decs = [PyIcu(icu, None), PyIcu(icu, "replace"), PyIcu(icu, "ignore"), Handler("replace")]
+    assert all(is_slow(d) for d in decs[:3]) and not is_slow(decs[3])
+    d = Differ(decs, full_every=8, defer_out_of_process=True, defer_slow=True)
+    assert [x.name for x in d.deferred] == ["pyicu", "pyicu:ignore", "pyicu:replace"]
+    assert Differ(decs, full_every=8, defer_out_of_process=True).deferred == ()
+    decs[0].slow = False  # type: ignore[attr-defined]
+    d = Differ(decs, full_every=8, defer_out_of_process=True, defer_slow=True)
+    assert d.deferred == ()
+
+
+def test_the_share_names_pyicus_divergences_as_a_full_run_does():
+    # judged in bulk from their whole screens (compared with the walks the loop
+    # already has), PyICU's decoders diverge exactly as in a full run, input by input
+    import random
+
+    icu = pytest.importorskip("icu")
+    from utf8fuzz.decoders.pyicu import PyIcu
+
+    decs = [PyIcu(icu, None), PyIcu(icu, "replace"), PyIcu(icu, "ignore"), Handler("replace")]
+    d = Differ(decs, full_every=8, defer_out_of_process=True, defer_slow=True)
+    rng = random.Random(1)
+    inputs = [b"", b"plain", b"\xc0\x80", b"a\xf0\x90\x80", b"\xed\xa0\x80z", b"\xef\xbf\xbe",
+              *(bytes(rng.choice(b"a\x80\xbf\xc2\xe0\xed\xf0\xf4\xff") for _ in range(12))
+                for _ in range(200))]
+    walks = [d.run(x).walks for x in inputs]
+    bulk = {r.data: r for r in d.send_out_of_process(inputs, walks)()}
+    assert d.decoded == {x.name: len(inputs) for x in d.deferred}
+    assert len(bulk) > 50  # PyICU's ignore mode substitutes: most of them diverge
+    for x in inputs:
+        full = {s for s in d.run(x, full=True).signatures if ":pyicu" in s or "/pyicu" in s}
+        assert (bulk[x].signatures if x in bulk else frozenset()) == full, x
+    r = next(iter(bulk.values()))
+    ignore = r.outcome_of("pyicu:ignore")
+    assert ignore is not None and ignore.view("ignore") == decs[2].decode(r.data).view("ignore")
+    # without the loop's walks, walked again: the same
+    again = d.run_out_of_process(inputs)
+    assert [(r.data, r.signatures) for r in again] == [
+        (r.data, r.signatures) for r in bulk.values()]
+
+
+def test_a_kept_input_keeps_only_the_walks_that_judge_the_slow_decoders(tmp_path: Path):
+    # the walks the batch is judged with ride along with short inputs; a long one
+    # is walked again then (two batches of 64 KiB inputs would hold every walk)
+    from utf8fuzz.loop.finder import KEEP_WALKS_BYTES
+
+    slow = SlowPlanted()
+    f = Finder([slow, Handler("replace"), Planted("planted:mutf8", accepts_c080, "mutf8")],
+               None, "test", tally=False, round_size=1, counted=True, call_every=0)
+    assert f.differ.deferred_keys == (("unicode", "maximal-subpart"),)
+    f.consider(b"short")
+    f.consider(b"x" * (KEEP_WALKS_BYTES + 1))
+    assert [list(w) for w in f._pending_walks] == [[("unicode", "maximal-subpart")], []]
+    f.flush()
+    assert len(slow.got) == 2 and not f._pending_walks
+
+
+def test_the_pure_python_mutf8_is_slow_and_the_c_one_is_not():
+    from utf8fuzz.decoders import mutf8
+
+    found = {d.name: d for d in mutf8.discover() if isinstance(d, mutf8.Mutf8)}
+    if "mutf8:py" not in found:
+        pytest.skip("the mutf8 package is not installed")
+    assert is_slow(found["mutf8:py"])
+    assert "mutf8" not in found or not is_slow(found["mutf8"])
+    d = Differ(found.values(), full_every=8, defer_out_of_process=True, defer_slow=True)
+    assert [x.name for x in d.deferred] == ["mutf8:py"]
+
+
+class SlowScreened(SlowPlanted):
+    """A slow decoder with a whole screen that raises on ``boom`` (as its run does)."""
+
+    screen_is_whole = True
+
+    def screen(self, data: bytes) -> dict[str, str]:
+        if b"boom" in data:
+            raise ValueError("planted screen failure")
+        return {"replace": accepts_c080(data)}
+
+    def run(self, data: bytes) -> Outcome:
+        out = super().run(data)
+        if b"boom" in data:
+            raise ValueError("planted crash")
+        return out
+
+
+def test_a_slow_screen_that_raises_is_decoded_in_full_with_the_batch_in_flight(tmp_path: Path):
+    path = tmp_path / "inflight.hex"
+    slow = SlowScreened(path)
+    f = Finder([slow, Handler("replace")], tmp_path / "corpus", "test", tally=False,
+               round_size=4, counted=True, inflight=InFlight(path), call_every=0,
+               minimize_seconds=5)
+    assert f.differ.deferred == (slow,)
+    for i in range(20):
+        f.queue(b"input %d" % i if i != 7 else b"boom 7")
+    f.flush()
+    # its run is called only for the input its screen raised on (and the full
+    # runs that name and minimize the crash), the first while the batch is in flight
+    assert slow.got[0] == b"boom 7" and slow.held[0]
+    (found,) = f.found
+    assert found.klass == "crash" and found.decoders == (slow.name,)

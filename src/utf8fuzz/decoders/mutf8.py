@@ -22,8 +22,11 @@ into a crash outcome.
 
 This is the whole of an adapter: attributes, :meth:`~Mutf8.run` and
 :meth:`~Mutf8.versions`, and ``discover()``. It offers none of the fuzz loop's
-optional speed-ups (:mod:`utf8fuzz.engine.screening`), and is compared in full on
-every input.
+optional speed-ups (:mod:`utf8fuzz.engine.screening`) but one declaration: the
+pure-Python implementation is ``slow`` (its decoding loop runs in the interpreter,
+and the exception it raises on most inputs is built and judged in Python), so the
+loop gives it the slow decoders' share of the inputs; the C one is compared in
+full on every input.
 """
 
 from __future__ import annotations
@@ -38,8 +41,10 @@ class Mutf8(Decoder):
     profile = "mutf8"
     shows = frozenset({"strict"})
 
-    def __init__(self, name: str, fn: Callable[[bytes], str], impl: str, version: str) -> None:
+    def __init__(self, name: str, fn: Callable[[bytes], str], impl: str, version: str,
+                 *, slow: bool = False) -> None:
         self.name, self.fn, self.impl, self.version = name, fn, impl, version
+        self.slow = slow
 
     def versions(self) -> dict[str, str]:
         return {"mutf8": self.version, "implementation": self.impl}
@@ -69,5 +74,6 @@ def discover() -> list[Decoder | Unavailable]:
         out.append(Mutf8("mutf8", cmutf8.decode_modified_utf8, "C extension", mutf8.__version__))
     except ImportError as e:
         out.append(Unavailable("mutf8", f"mutf8's C extension did not build: {e}"))
-    out.append(Mutf8("mutf8:py", pure.decode_modified_utf8, "pure Python", mutf8.__version__))
+    out.append(Mutf8("mutf8:py", pure.decode_modified_utf8, "pure Python", mutf8.__version__,
+                     slow=True))
     return out

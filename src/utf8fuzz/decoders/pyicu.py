@@ -40,6 +40,11 @@ text as the ``str`` PyICU gives; in strict mode "no error" when PyICU accepts th
 input, else the span from the memoized searches. The last call's result is kept,
 so the full outcome built for the same input right after a screen does not call
 PyICU again.
+
+*Slow.* PyICU's decoders declare themselves ``slow``: the fuzz loop gives them its
+slow decoders' share of the inputs (every one that brought new coverage or a new
+set of divergences, and a steady sample), not every input; the same ICU is
+compared on every input through its C API (:mod:`.icu`).
 """
 
 from __future__ import annotations
@@ -59,6 +64,10 @@ _MEMO_LIMIT = 1 << 17  # pieces per memo (at most 4 bytes each), least recent dr
 
 class PyIcu(Decoder):
     screen_is_whole = True
+    # A call opens a converter, and raises a C++ exception and a ValueError on
+    # ill-formed input: the fuzz loop gives PyICU the slow decoders' share
+    # (engine/screening.py), while ICU itself is screened on every input (icu.py).
+    slow = True
 
     def __init__(self, icu: Any, mode: str | None) -> None:
         # PyICU's module: a C extension with neither py.typed nor stubs

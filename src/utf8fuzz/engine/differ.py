@@ -62,7 +62,11 @@ from utf8fuzz.engine.screening import (
     decode_many,
     is_out_of_process,
     is_own_adapter,
+    is_slow,
+    judge,
     outcome_agrees,
+    screen_agrees,
+    screen_all,
     screen_is_whole,
     screen_many,
     screen_of,
@@ -90,11 +94,14 @@ class Differ:
     ``views`` narrows the comparison (the per-mode fuzz targets use it: a ``strict``
     target compares only strict/spans/reason). Decoders that *are* references are
     the oracle and are not judged; decoders whose profile has no reference here are
-    listed in :attr:`unjudged`.
+    listed in :attr:`unjudged`. ``defer_out_of_process`` and ``defer_slow`` leave
+    the out-of-process decoders, and those that declare themselves slow, to
+    :meth:`send_out_of_process` (:attr:`deferred`: the fuzz loop's).
     """
 
     def __init__(self, decoders: Iterable[Decoder], views: Iterable[str] | None = None,
-                 *, full_every: int = 1, defer_out_of_process: bool = False) -> None:
+                 *, full_every: int = 1, defer_out_of_process: bool = False,
+                 defer_slow: bool = False) -> None:
         if full_every < 1:
             raise ValueError(f"full_every must be at least 1, got {full_every}")
         self.full_every = full_every
@@ -162,21 +169,44 @@ class Differ:
             if d.name not in self._whole and self._shared[d.name]
             and (wv := whole_views_of(d)) is not None
         }
+        self._incr = frozenset(d.name for d in self.decoders if d.incremental)
+        # one-shot siblings of incremental decoders, by (family, profile)
+        self._oneshot: dict[tuple[str, str], list[str]] = {}
+        for d in self.decoders:
+            if not d.incremental:
+                self._oneshot.setdefault((_family(d), d.profile), []).append(d.name)
+        self._family = {d.name: _family(d) for d in self.decoders if d.incremental}
+        #: Each position-less decoder's siblings that show positions, best first.
+        self.siblings: dict[str, tuple[str, ...]] = _siblings(self.decoders)
         #: Out-of-process decoders left to :meth:`run_out_of_process`
         #: (``defer_out_of_process=True``).
         self.out_of_process = tuple(d for d in self.decoders
                                     if defer_out_of_process and is_out_of_process(d))
+        #: In-process decoders that declare themselves slow, left to it too
+        #: (``defer_slow=True``; :meth:`_slow_apart`).
+        self.slow_in_process = self._slow_apart() if defer_slow else ()
+        #: Every decoder this differ leaves out of :meth:`run` and judges in bulk:
+        #: the out-of-process ones, then the slow in-process ones.
+        self.deferred = self.out_of_process + self.slow_in_process
         #: Inputs each of them decoded through :meth:`run_out_of_process` or
         #: :meth:`send_out_of_process` (after a hang, the rest of a batch is not).
-        self.decoded: dict[str, int] = {d.name: 0 for d in self.out_of_process}
+        self.decoded: dict[str, int] = {d.name: 0 for d in self.deferred}
+        #: The references whose walks judge them (:meth:`send_out_of_process`'s ``walks``).
+        self.deferred_keys = tuple(dict.fromkeys((d.profile, d.policy) for d in self.deferred))
         # the order a batch is sent to them in (send_out_of_process): one of each
-        # library in turn
-        self._send_order = _interleaved(self.out_of_process)
+        # library in turn, the in-process ones (decoded as they are sent) last, so
+        # that the other processes decode while they are
+        self._send_order = _interleaved(self.out_of_process) + self.slow_in_process
         # Whose outcomes this project's code made from what the decoder said (an exec
-        # client's replies, parsed: exact ints), so that one equal to the reference
-        # is known to pass outcome.checked (.screening.outcome_agrees). A plug-in's
-        # own outcomes (an isolated worker's) are checked and judged in full.
-        self._parsed = frozenset(d.name for d in self.out_of_process if is_own_adapter(d))
+        # client's replies, parsed: exact ints; an adapter's, in process), so that one
+        # equal to the reference is known to pass outcome.checked
+        # (.screening.outcome_agrees). A plug-in's own outcomes (an isolated worker's)
+        # are checked and judged in full.
+        self._parsed = frozenset(d.name for d in self.deferred if is_own_adapter(d))
+        # a slow in-process decoder's whole screen: on the inputs it is given, its
+        # one call for every view, compared with the walk in C as in run_many
+        self._slow_screens = {d.name: self._screens[d.name][0] for d in self.slow_in_process
+                              if d.name in self._whole}
         self._compared_set = frozenset(self._compared)
         # The loop's plans: each decoder with its reference's index, its screen (or
         # None) and the views that screen is compared at - looked up once, not per
@@ -194,7 +224,7 @@ class Differ:
 
         # run(full=True): every decoder (the out-of-process ones too), no screens
         self._full_plan = plan((d, *no_screen) for d in self.decoders)
-        mine = [d for d in self.decoders if d not in self.out_of_process]
+        mine = [d for d in self.decoders if d not in self.deferred]
         # full_every=1: every decoder this differ runs per input, in full
         self._unscreened_plan = plan((d, *no_screen) for d in mine)
         # a screened input
@@ -209,15 +239,6 @@ class Differ:
         self._names = MappingProxyType({k: r.name for k, r in self.references.items()})
         self._policy = {d.name: d.policy for d in self.decoders}
         self._grouper = Grouper(self._names, self._policy)
-        self._incr = frozenset(d.name for d in self.decoders if d.incremental)
-        # one-shot siblings of incremental decoders, by (family, profile)
-        self._oneshot: dict[tuple[str, str], list[str]] = {}
-        for d in self.decoders:
-            if not d.incremental:
-                self._oneshot.setdefault((_family(d), d.profile), []).append(d.name)
-        self._family = {d.name: _family(d) for d in self.decoders if d.incremental}
-        #: Each position-less decoder's siblings that show positions, best first.
-        self.siblings: dict[str, tuple[str, ...]] = _siblings(self.decoders)
         # Who can change a difference in _by_sibling (a position-less decoder, and
         # a sibling of one) or _incremental (a streaming decoder): an input whose
         # differences name neither, known ones in the loop mostly, skips both.
@@ -241,6 +262,23 @@ class Differ:
                     want.add(n)
                     want.update(self.siblings.get(n, ()))
         return [d for d in self.decoders if d.name in want]
+
+    def _slow_apart(self) -> tuple[Decoder, ...]:
+        """The in-process decoders that declare themselves slow
+        (:func:`.screening.is_slow`) and can be judged apart from the others: those
+        whose divergences no other decoder's outcome decides, and that decide no
+        other decoder's (:meth:`deciders`, both ways), but slow ones of the same
+        kind. A divergence is then named in bulk from their outcomes alone as a
+        full run names it; any other slow decoder is compared per input."""
+        linked: dict[str, set[str]] = {d.name: set() for d in self.decoders}
+        for d in self.decoders:
+            for x in self.deciders([d.name]):
+                linked[d.name].add(x.name)
+                linked[x.name].add(d.name)
+        apart = {d.name for d in self.decoders if is_slow(d) and not is_out_of_process(d)}
+        while drop := {n for n in apart if not linked[n] <= apart}:
+            apart -= drop
+        return tuple(d for d in self.decoders if d.name in apart)
 
     @property
     def profiles(self) -> list[str]:
@@ -350,9 +388,24 @@ class Differ:
             return self._plan, False
         return self._unscreened_plan, True
 
+    def _send(self, d: Decoder, inputs: Sequence[bytes]) -> Callable[[], list[Any]]:
+        """``d``'s outcomes of ``inputs`` (:func:`.screening.send_many`), or for a
+        slow in-process decoder with a whole screen, what the screen gave (a dict of
+        every view, or an outcome), made now: where it raised, the input is decoded
+        in full now too (a crash outcome), while the finder holds the batch in
+        flight, never later when the batch is judged."""
+        sc = self._slow_screens.get(d.name)
+        if sc is None:
+            return send_many(d, inputs)
+        seen = [d.decode(x) if s is None else s
+                for s, x in zip(screen_all(sc, inputs), inputs, strict=True)]
+        return lambda: seen
+
     def run_out_of_process(self, inputs: Sequence[bytes]) -> list[Result]:
-        """The out-of-process decoders on several inputs at once (one ``decode_many`` each):
-        a result for each input on which one of them diverges, naming only them.
+        """The :attr:`deferred` decoders on several inputs at once (one ``decode_many``
+        each): a result for each input on which one of them diverges, naming only them.
+        The out-of-process ones are the reason; the slow in-process ones are judged
+        the same way, on the inputs the loop gives them.
 
         Why: an out-of-process decoder (node, an isolated plug-in) costs a round
         trip per call, more than every in-process decoder together; in a batch it
@@ -362,31 +415,40 @@ class Differ:
         synchronously - before it records anything, so a signature is always named
         from one full run."""
         return self._judge_out_of_process(
-            inputs, [(d, decode_many(d, inputs)) for d in self.out_of_process])
+            inputs, [(d, decode_many(d, inputs) if d.name not in self._slow_screens
+                      else self._send(d, inputs)()) for d in self.deferred])
 
-    def send_out_of_process(self, inputs: Sequence[bytes]) -> Callable[[], list[Result]]:
+    def send_out_of_process(self, inputs: Sequence[bytes],
+                            walks: Sequence[dict[tuple[str, str], Any]] | None = None,
+                            ) -> Callable[[], list[Result]]:
         """:meth:`run_out_of_process`, pipelined: ``inputs`` go to the decoders now
         (:func:`.screening.send_many`), and the call returned waits for their
         outcomes and gives the results. Until then the loop goes on and the
-        decoders' processes work beside it."""
+        decoders' processes work beside it. A slow in-process decoder decodes them
+        now, in this call. ``walks``: each input's :attr:`~.result.Result.walks`,
+        where the caller has them (else they are walked again)."""
         inputs = tuple(inputs)
         # Sent one decoder of each library in turn: decoders of one library mostly
         # share a process (an exec client's modes), which answers their batches one
         # after the other, and a batch is only written once the one before it to
         # that process is answered. In turn, each process decodes while the batches
         # of the others are written. Judged in the decoders' own order.
-        sent = {id(d): send_many(d, inputs) for d in self._send_order}
+        sent = {id(d): self._send(d, inputs) for d in self._send_order}
 
         def results() -> list[Result]:
             return self._judge_out_of_process(
-                inputs, [(d, sent[id(d)]()) for d in self.out_of_process])
+                inputs, [(d, sent[id(d)]()) for d in self.deferred], walks)
 
         return results
 
     def _judge_out_of_process(self, inputs: Sequence[bytes],
-                              outs: list[tuple[Decoder, list[Outcome]]]) -> list[Result]:
+                              outs: list[tuple[Decoder, list[Any]]],
+                              known: Sequence[dict[tuple[str, str], Any]] | None = None,
+                              ) -> list[Result]:
         """The results of :meth:`run_out_of_process`, from each decoder's outcomes of
-        ``inputs`` (a prefix of them after a hang: screening.decode_many)."""
+        ``inputs`` (a prefix of them after a hang: screening.decode_many; a slow
+        in-process decoder's whole screens: :meth:`_send`), the inputs' walks
+        taken from ``known`` where given."""
         for d, many in outs:
             if d.name in self.decoded:
                 self.decoded[d.name] += min(len(many), len(inputs))
@@ -394,8 +456,9 @@ class Differ:
         trusted, compared = self._parsed, self._compared_set
         for i, data in enumerate(inputs):
             refs: dict[tuple[str, str], Judge] = {}
-            walks: dict[tuple[str, str], Any] = {}
+            walks: dict[tuple[str, str], Any] = dict(known[i]) if known is not None else {}
             outcomes: dict[str, Outcome] = {}
+            screens: list[tuple[Decoder, dict[str, Any]]] = []
             diffs: list[Difference] = []
             for d, many in outs:
                 if i >= len(many):  # it stopped after a hang (screening.decode_many)
@@ -405,6 +468,27 @@ class Differ:
                 if walk is None:
                     walk = walks[key] = self.references[key].walk(data)
                 out = many[i]
+                if type(out) is dict:
+                    # a whole screen's views: compared, and its commonest mismatches
+                    # named, in C, as run_many does (the rest by _judge)
+                    if screen_agrees(walk, out, compared):
+                        continue
+                    ref = refs.get(key)
+                    if ref is None:
+                        ref = refs[key] = Judge(data, walk, self.references[key])
+                    screens.append((d, out))  # Result.outcomes makes its outcome
+                    named = judge(walk, out, self._compared)
+                    if named is NotImplemented:
+                        diff = self._judge(d, ref, out)
+                    elif named is None:
+                        diff = None
+                    else:
+                        klass, idx, view, detail = named
+                        diff = Difference(d.name, d.profile, klass, *ref.feature(idx), view,
+                                          detail)
+                    if diff is not None:
+                        diffs.append(diff)
+                    continue
                 if d.name in trusted and outcome_agrees(walk, out, len(data), compared):
                     # equal to the reference at every view it shows: no difference,
                     # and an outcome of the input (.screening.outcome_agrees)
@@ -421,6 +505,7 @@ class Differ:
                 results.append(Result(
                     data, outcomes, self._names, full=False,
                     walks={k: r.walk for k, r in refs.items()}, oracles=self.references,
+                    screened=screens,
                     divergences=self._grouper.divergences(self._settled(diffs))))
         return results
 

@@ -38,6 +38,22 @@ The operations (all optional, looked up by name on the decoder):
     of the batch is not decoded, since each further hang would cost a timeout; those
     inputs are not compared for that decoder.
 
+``slow: bool``
+    The decoder's library call costs more than the fuzz loop can pay on every
+    input (a binding that opens a converter and raises per call, a decoder in pure
+    Python), and what it would find on every input it is likely to find on the
+    inputs that matter most. The fuzz loop then gives it :class:`SlowShare`'s
+    inputs, as it does an out-of-process decoder, and judges it in bulk beside
+    those (:meth:`~.differ.Differ.send_out_of_process`); it is decoded on the
+    share's inputs as :meth:`~utf8fuzz.decoders.base.Decoder.decode` decodes, in
+    the loop's process. A declared attribute, never a measured time, so a counted
+    run stays the same run. Only where every decoder whose outcome decides its
+    divergences (:meth:`~.differ.Differ.deciders`: its siblings that show
+    positions, its one-shot siblings), and every decoder whose divergences it
+    decides, is slow too: otherwise the divergence named in the loop could differ
+    from the full run's. A decoder the user names gets every input
+    (``slow_every=1``), and is then compared per input like any other.
+
 ``send_many(inputs) -> Callable[[], list[Outcome]]``
     ``decode_many`` in two halves, for an out-of-process decoder: the batch is
     written to its process now, and the call returned waits for the outcomes
@@ -45,17 +61,19 @@ The operations (all optional, looked up by name on the decoder):
     (:meth:`~.differ.Differ.send_out_of_process`), so the decoder's process decodes
     while the loop goes on instead of the loop waiting on its answers.
 
-Which inputs the slow decoders get (:class:`SlowShare`). An out-of-process decoder
-is not given every input of the loop: it would set the loop's pace (a round trip
-and a frame per batch, its process's decoding, and the judging of every outcome it
-returns, for a peer that differs on nearly every input). It is given the inputs
+Which inputs the slow decoders get (:class:`SlowShare`). An out-of-process decoder,
+or one that declares itself ``slow``, is not given every input of the loop: it would
+set the loop's pace (a round trip and a frame per batch, its process's decoding, and
+the judging of every outcome it returns, for a peer that differs on nearly every
+input; an in-process library call that costs as much as a dozen others). It is given the inputs
 that matter most: the first :data:`SLOW_FIRST` of a run (the seeds, mostly), every
 input that brought coverage or features no earlier input of the process did, every
 input on which the decoders in the process diverged in a way not met before in the
 run (a set of signatures not seen together before: known differences make the same
 few sets on nearly every input), and one input in :data:`SLOW_EVERY` whatever it is
 (a steady sample). The rule is a count, never a clock, so a counted run stays the
-same run. A decoder offers nothing for it: being out of process is enough.
+same run. An out-of-process decoder offers nothing for it: being out of process is
+enough; an in-process one declares ``slow``.
 
 How the differ uses them (:mod:`.differ`):
 
@@ -118,6 +136,12 @@ def whole_views_of(d: Decoder) -> Callable[[bytes], Any] | None:
 
 def is_out_of_process(d: Decoder) -> bool:
     return bool(getattr(d, "out_of_process", False))
+
+
+def is_slow(d: Decoder) -> bool:
+    """``d`` declares that its library call is too expensive for every input (the
+    module docstring's ``slow``): the fuzz loop gives it the slow decoders' share."""
+    return bool(getattr(d, "slow", False))
 
 
 def decode_many(d: Decoder, inputs: Sequence[bytes]) -> list[Outcome]:
@@ -224,9 +248,9 @@ _SLOW_SETS = 1 << 16
 
 
 class SlowShare:
-    """Which inputs of the loop the out-of-process decoders are given (the module
-    docstring): :meth:`wants`, asked once per input in the order the loop compares
-    them. ``every=1`` gives them every input."""
+    """Which inputs of the loop the slow decoders (out of process, or declared
+    ``slow``) are given (the module docstring): :meth:`wants`, asked once per input
+    in the order the loop compares them. ``every=1`` gives them every input."""
 
     __slots__ = ("_met", "asked", "every", "first", "given")
 
@@ -306,6 +330,25 @@ def agrees(walk: Walk, seen: dict[str, Any], views: frozenset[str]) -> bool:
     return compared
 
 
+def screen_agrees(walk: Any, seen: dict[str, Any], views: frozenset[str]) -> bool:
+    """:func:`agrees`, by the C walk's own where it has one (held equal to it)."""
+    in_c: Callable[[dict[str, Any], frozenset[str]], bool] | None = getattr(
+        walk, "agrees", None)
+    return in_c(seen, views) if in_c is not None else agrees(walk, seen, views)
+
+
+def screen_all(screen: Callable[[bytes], Any], inputs: Sequence[bytes]) -> list[Any]:
+    """``screen`` on each input, None where it raised (as :func:`py_screen`: the
+    differ then decodes that input in full, which turns a failure into a crash)."""
+    out: list[Any] = []
+    for data in inputs:
+        try:
+            out.append(screen(data))
+        except Exception:
+            out.append(None)
+    return out
+
+
 def outcome_agrees(walk: Any, out: Any, length: int, views: frozenset[str]) -> bool:
     """An outcome the differ was handed (an out-of-process decoder's) shows only
     views in ``views``, and equals ``walk`` at each, as :func:`agrees` compares a
@@ -320,9 +363,7 @@ def outcome_agrees(walk: Any, out: Any, length: int, views: frozenset[str]) -> b
     shown = out.views
     if not shown.keys() <= views:
         return False
-    in_c: Callable[[dict[str, Any], frozenset[str]], bool] | None = getattr(
-        walk, "agrees", None)  # the C walk's (held equal to agrees by the tests)
-    return in_c(shown, views) if in_c is not None else agrees(walk, shown, views)
+    return screen_agrees(walk, shown, views)
 
 
 def py_screen(data: bytes, walks: tuple[Walk, ...], plan: tuple[Screen, ...]) -> Screened:

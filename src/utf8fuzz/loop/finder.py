@@ -39,10 +39,13 @@ one hex line each), which survives the crash and is emptied when the round is do
 (Hypothesis, the seeds, tests) compares at once, always.
 
 Out-of-process decoders (node, isolated plug-ins) cost a round trip per call, more
-than all in-process decoders together. The finder's differ leaves them out of the
-per-input comparison; the finder keeps the inputs they are to get (which ones:
+than all in-process decoders together; an in-process decoder may declare itself
+``slow`` (:mod:`.screening`: PyICU's, whose every call opens a converter). The
+finder's differ leaves them out of the per-input comparison (its
+:attr:`~.differ.Differ.deferred`); the finder keeps the inputs they are to get (which ones:
 :class:`.screening.SlowShare`, one rule for every such decoder, ``slow_every=1``:
-every input, as the engines give decoders a user named; the coverage that makes an
+every input, as the engines give decoders a user named, and then the slow in-process
+ones are compared per input like the others; the coverage that makes an
 input novel is :attr:`Finder.cover`'s) and every :data:`BULK` of them
 (or sooner, when :data:`BULK_SECONDS` have passed, except in a run bounded by a
 count: :attr:`Finder.counted`) sends them to each such decoder in one batch
@@ -121,6 +124,10 @@ ROUND_ENV = "UTF8FUZZ_ROUND"
 #: input waits.
 BULK = 128
 BULK_SECONDS = 1.0
+#: An input kept for the deferred decoders keeps the walks that judge them
+#: when it is at most this long; a longer one is walked again then, so that two
+#: batches of long inputs do not hold their walks (the loop's memory stays flat).
+KEEP_WALKS_BYTES = 1024
 #: Seconds between two merges of the policy tally into the corpus (a worker killed
 #: by a decoder loses at most this much of it).
 TALLY_SECONDS = 30.0
@@ -255,7 +262,7 @@ class Finder:
             raise ValueError(f"round_size must be at least 1, got {self.round_size}")
         self.inflight = inflight
         self.differ = Differ(decs, views=views, full_every=full_every,
-                             defer_out_of_process=True)
+                             defer_out_of_process=True, defer_slow=slow_every > 1)
         self.by_name = {d.name: d for d in decs}
         self._alone: dict[str, Differ] = {}  # one-decoder differs, for finding_of
         self._narrowed: dict[tuple[str, ...], Differ] = {}  # for the minimizer (_narrow)
@@ -278,7 +285,7 @@ class Finder:
         #: The bytes of the inputs compared (long inputs cost what they are).
         self.bytes = 0
         self.divergent_inputs = 0
-        #: Which inputs the out-of-process decoders get (:mod:`.screening`).
+        #: Which inputs the deferred decoders get (:mod:`.screening`).
         self.slow = SlowShare(slow_every)
         #: Feeds an input's walks (:meth:`queue`'s) to the engine's coverage, and says
         #: whether they reached coverage no earlier input did (the Atheris target's;
@@ -291,6 +298,7 @@ class Finder:
         #: tally's budget is a count), so the same inputs give the same findings.
         self.counted = counted
         self._pending: list[bytes] = []  # for the out-of-process decoders
+        self._pending_walks: list[dict[tuple[str, str], Any]] = []  # their walks
         self._pending_clean: list[bool] = []  # which of them no in-process decoder
         # diverged on: one diverging out of process is then a divergent input too
         self._since = 0.0
@@ -312,7 +320,7 @@ class Finder:
         #: The policy tally of the inputs compared in full (None: not kept).
         # (the out-of-process decoders are not in the differ's per-input results:
         # judged in bulk, they never show a full one)
-        oop = self.differ.out_of_process
+        oop = self.differ.deferred
         self.tally = (policy_tally.LoopTally(
             [d for d in self.differ.decoders if d not in oop], self.differ.views, oop)
             if tally else None)
@@ -380,11 +388,16 @@ class Finder:
         if self.calls is not None and self.calls.due(res.data):
             for hit in self.calls.check(res.data):
                 self._record_call(hit)
-        if self.differ.out_of_process and self.slow.wants(
+        if self.differ.deferred and self.slow.wants(
                 novel, res.signature_set() if res.diverged else ()):
             if not self._pending:
                 self._since = time.monotonic()
             self._pending.append(res.data)
+            if len(res.data) <= KEEP_WALKS_BYTES:
+                w = res.walks
+                self._pending_walks.append({k: w[k] for k in self.differ.deferred_keys})
+            else:
+                self._pending_walks.append({})
             self._pending_clean.append(not res.diverged)
             if len(self._pending) >= BULK or (
                     not self.counted and time.monotonic() - self._since > BULK_SECONDS):
@@ -392,11 +405,11 @@ class Finder:
 
     def inputs_seen(self) -> dict[str, int]:
         """How many of the loop's inputs each decoder was compared on: every one for
-        the decoders in the process (screened or in full), those it was sent and
-        decoded for an out-of-process one (:attr:`slow`); full re-runs of an input
-        (to name or minimize a signature) are not counted."""
+        the decoders compared per input (screened or in full), those it was sent and
+        decoded for a deferred one (out of process, or slow: :attr:`slow`); full
+        re-runs of an input (to name or minimize a signature) are not counted."""
         seen = {d.name: self.executions for d in self.differ.decoders
-                if d not in self.differ.out_of_process}
+                if d not in self.differ.deferred}
         seen.update(self.differ.decoded)
         return seen
 
@@ -454,9 +467,17 @@ class Finder:
         sent before (they decode the new one meanwhile); ``wait``: the new one too."""
         pending, self._pending = self._pending, []
         clean, self._pending_clean = self._pending_clean, []
+        walks, self._pending_walks = self._pending_walks, []
         before, self._sent = self._sent, None
         if pending:
-            self._sent = (pending, clean, self.differ.send_out_of_process(pending))
+            inflight = self.inflight if self.differ.slow_in_process else None
+            if inflight is not None:
+                # the slow in-process decoders decode the batch now, in this process:
+                # one that kills it leaves the batch as the evidence, as a round does
+                inflight.hold(pending)
+            self._sent = (pending, clean, self.differ.send_out_of_process(pending, walks))
+            if inflight is not None:
+                inflight.release()
         if before is not None:
             self._judge_sent(*before)
         if wait and self._sent is not None:

@@ -472,7 +472,10 @@ def run_decoders(stream: Sequence[bytes], warmup: int, corpus: Path | None,
     decs = select(list(specs) if specs else None, None)
     finder = Finder(decs, corpus, "atheris", minimize_seconds=minimize_seconds, full_every=8,
                     **_finder_kwargs(Finder, **({"slow_every": 1} if every_input else {})))
-    oop = list(getattr(finder.differ, "out_of_process", ()))
+    # the decoders on the slow share: out of process, and (since issue 27 (a)'s
+    # change) the in-process ones that declare themselves slow
+    oop = list(getattr(finder.differ, "deferred", None)
+               or getattr(finder.differ, "out_of_process", None) or ())
     watch = _ShareWatch(finder.slow) if hasattr(finder, "slow") else None
     if watch is not None:
         finder.slow = watch  # type: ignore[assignment]  # it answers as the share does
@@ -522,7 +525,8 @@ def run_decoders(stream: Sequence[bytes], warmup: int, corpus: Path | None,
             "exec_per_s": n / wall if wall > 0 else 0.0,
             "exec_per_cpu_s": n / (cpu + others) if cpu + others > 0 else 0.0,
             "decoders": sum(not d.name.startswith("ref:") for d in decs),
-            "out_of_process": len(oop), "new_entries": len(finder.found),
+            "out_of_process": len(getattr(finder.differ, "out_of_process", ())),
+            "deferred": len(oop), "new_entries": len(finder.found),
             # measured inputs each out-of-process decoder decoded
             "seen_measured": {k: seen.get(k, 0) - seen0.get(k, 0) for k in names},
             "seen_total": {k: seen.get(k, 0) for k in names},
@@ -892,7 +896,8 @@ def summary(result: dict[str, Any]) -> list[dict[str, Any]]:
 def _share_note(last: dict[str, Any]) -> str:
     """What the out-of-process decoders saw in a run of part "all-decoders"."""
     share, seen = last.get("share") or {}, last["seen_total"]
-    return (f"{last['out_of_process']} decoders out of process; each decoded "
+    return (f"{last.get('deferred', last['out_of_process'])} decoders on the share "
+            f"({last['out_of_process']} out of process); each decoded "
             f"{min(seen.values(), default=0):,}-{max(seen.values(), default=0):,} of the "
             f"{share.get('given', 0):,} inputs given them of {share.get('inputs', 0):,}; "
             f"of {share.get('interesting', 0):,} interesting inputs (new coverage or a new "
