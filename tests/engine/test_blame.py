@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import random
 
-from tests.engine.planted_blame import cesu8_three_bugs
+import pytest
+
+from tests.engine.planted import Planted
+from tests.engine.planted_blame import cesu8_three_bugs, per_byte_loses_lead3
 from utf8fuzz.decoders import resolve
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.classify import Judge
@@ -218,3 +221,52 @@ def test_an_entry_saved_unminimized_is_minimized_by_the_next_run(tmp_path) -> No
     third = Finder(resolve(spec), tmp_path, "test", tally=False, full_every=1)
     third.consider(met)
     assert corpus.load(tmp_path)[0][0].sidecar == after.sidecar  # nothing left to do
+
+
+class _Batched(Planted):
+    """A text decoder whose every input is decoded in a batch out of the process, as
+    an isolated plug-in's (:meth:`.differ.Differ.send_out_of_process`)."""
+
+    out_of_process = True
+
+
+def test_another_cause_is_asked_of_an_out_of_process_batch() -> None:
+    # The two causes at incomplete-4-byte-sequence above, in a decoder the loop sends
+    # batches (a user's plug-in in `utf8fuzz fuzz`): a batch's result is not a full
+    # run, but it holds the decoder's whole outcome, and the lost lead met under the
+    # signature recorded is asked, kept and explained as in process.
+    bug = _Batched("planted:batched-loses-lead3", per_byte_loses_lead3)
+    finder = Finder([bug], None, "test", tally=False, counted=True)
+    assert finder.differ.out_of_process == (bug,)
+    for x in (bytes.fromhex("F0 90 41"), bytes.fromhex("41 F0 E2 82 AC 41")):
+        finder.consider(x)
+    finder.flush()
+    rules = {s.finding["rule"] for s in finder.found}
+    assert len(_findings(finder.found)) == 2 and "policy:per-byte" in rules, rules
+    assert {s.feature for s in finder.found} == {"incomplete-4-byte-sequence"}
+
+
+@pytest.mark.processes
+def test_three_bugs_at_one_feature_are_three_findings_through_the_isolated_worker() -> None:
+    # The CESU-8 trio above as a user's plug-in (no +inprocess): loaded in its
+    # worker process and sent batches, as `utf8fuzz fuzz` runs it; C0 80 is met only
+    # under a signature another cause was recorded at. Counted: the batches are every
+    # BULK inputs, whatever the clock.
+    from utf8fuzz.decoders.plugin import load_all
+
+    parts = [b"A", b"\xc3\xa9", b"\xc0\x80", b"\xed\xa0\x80", b"\xed\xb0\x80",
+             b"\xed\xa0\x80\xed\xb0\x80", b"\xc0", b"\xe1\x80", b"\x80", b"\xef\xbf\xbd"]
+    decs = load_all(PLANTED + "cesu8_three_bugs@cesu8+text")
+    try:
+        finder = Finder(decs, None, "test", tally=False, counted=True)
+        assert finder.differ.out_of_process == tuple(decs)
+        for x in _inputs(parts, 150):
+            finder.consider(x)
+        finder.flush()
+    finally:
+        for d in decs:
+            d.close()
+    findings = _findings(finder.found)
+    assert len(findings) == 3, {k: [s.input.hex() for s in v] for k, v in findings.items()}
+    assert "accepts:C0_80" in {v[0].finding["rule"] for v in findings.values()}
+
