@@ -270,3 +270,19 @@ def test_three_bugs_at_one_feature_are_three_findings_through_the_isolated_worke
     assert len(findings) == 3, {k: [s.input.hex() for s in v] for k, v in findings.items()}
     assert "accepts:C0_80" in {v[0].finding["rule"] for v in findings.values()}
 
+
+def test_a_text_that_cannot_place_its_first_difference_is_no_other_cause() -> None:
+    # Surrogates accepted and two U+FFFD an error, in a text-only shape. 80 ED B0 80
+    # reads U+FFFD U+FFFD U+DC00, the reference four U+FFFD: the text agrees on two,
+    # written by 80 in one and by 80 and ED in the other, and cannot say whether its
+    # first difference is the two U+FFFD's (the signature's rule) or the surrogate's.
+    # Not evidence of a third cause (explain.unplaced); ED B0 80 (placed: nothing
+    # before it) still is the surrogate's.
+    spec = "tests.triage.planted:text.surrogates_and_two_fffd+text+inprocess"
+    finder = Finder(resolve(spec), None, "test", tally=False, full_every=1)
+    for h in ("80", "ED B0 80", "80 ED B0 80", "C3 ED A0 80", "FF ED B0 80"):
+        finder.consider(bytes.fromhex(h))
+    findings = _findings(finder.found)
+    assert len(findings) == 2, {k: [s.input.hex() for s in v] for k, v in findings.items()}
+    assert {s.feature for s in finder.found} == {"lone-continuation", "surrogate"}
+

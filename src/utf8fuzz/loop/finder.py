@@ -96,6 +96,7 @@ from utf8fuzz.triage.explain import (
     explain,
     explains_first,
     rule_of,
+    unplaced,
     window,
 )
 from utf8fuzz.triage.generalize import MAX_POSITIONS, pattern, render
@@ -873,9 +874,11 @@ def _predicted(rules: dict[str, Rule], data: bytes, out: Outcome, profile: str,
                policy: str) -> bool:
     """Does one of ``rules`` that predicts outcomes predict ``out`` on ``data``, as
     far as its first difference from the reference (:func:`.explain.explains_first`:
-    what its signature names)?"""
+    what its signature names), or as far as a position-less outcome can say
+    (:func:`.explain.unplaced`: where no view places that difference, not evidence
+    against a rule that predicts one)?"""
     return any(r.holds(data, out) or explains_first(r, data, out, profile, policy)
-               for r in rules.values())
+               or unplaced(r, data, out, profile, policy) for r in rules.values())
 
 
 def finding_of(data: bytes, sig: Signature, out: Outcome, decoder: Decoder,
