@@ -286,3 +286,21 @@ def test_a_text_that_cannot_place_its_first_difference_is_no_other_cause() -> No
     assert len(findings) == 2, {k: [s.input.hex() for s in v] for k, v in findings.items()}
     assert {s.feature for s in finder.found} == {"lone-continuation", "surrogate"}
 
+
+def test_the_summary_reports_each_cause_under_a_signature(tmp_path) -> None:
+    # Two causes, one signature, two corpus entries: the run's progress (what the
+    # summary and the progress line read) keeps both, not one a signature.
+    from utf8fuzz.loop.run import Progress, summary
+
+    decs = resolve(PLANTED + "per_byte_loses_lead3+text+inprocess")
+    finder = Finder(decs, tmp_path, "test", tally=False, full_every=1)
+    for x in (bytes.fromhex("F0 90 41"), bytes.fromhex("41 F0 E2 82 AC 41")):
+        finder.consider(x)
+    assert len({s.signature for s in finder.found}) == 1 and len(finder.found) == 2
+    progress = Progress()
+    items = [s.to_json() for s in finder.found]
+    progress.add_new(items)
+    progress.add_new(items)  # another worker's report of the same entries
+    assert len(progress.new) == 2
+    r = summary(decs, progress, tmp_path, ["test"])
+    assert len(r["findings"]) == 2, r["findings"]
