@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import random
 
-from tests.engine.planted_blame import cesu8_three_bugs
+import pytest
+
+from tests.engine.planted import Planted
+from tests.engine.planted_blame import cesu8_three_bugs, per_byte_loses_lead3
 from utf8fuzz.decoders import resolve
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.classify import Judge
@@ -218,3 +221,86 @@ def test_an_entry_saved_unminimized_is_minimized_by_the_next_run(tmp_path) -> No
     third = Finder(resolve(spec), tmp_path, "test", tally=False, full_every=1)
     third.consider(met)
     assert corpus.load(tmp_path)[0][0].sidecar == after.sidecar  # nothing left to do
+
+
+class _Batched(Planted):
+    """A text decoder whose every input is decoded in a batch out of the process, as
+    an isolated plug-in's (:meth:`.differ.Differ.send_out_of_process`)."""
+
+    out_of_process = True
+
+
+def test_another_cause_is_asked_of_an_out_of_process_batch() -> None:
+    # The two causes at incomplete-4-byte-sequence above, in a decoder the loop sends
+    # batches (a user's plug-in in `utf8fuzz fuzz`): a batch's result is not a full
+    # run, but it holds the decoder's whole outcome, and the lost lead met under the
+    # signature recorded is asked, kept and explained as in process.
+    bug = _Batched("planted:batched-loses-lead3", per_byte_loses_lead3)
+    finder = Finder([bug], None, "test", tally=False, counted=True)
+    assert finder.differ.out_of_process == (bug,)
+    for x in (bytes.fromhex("F0 90 41"), bytes.fromhex("41 F0 E2 82 AC 41")):
+        finder.consider(x)
+    finder.flush()
+    rules = {s.finding["rule"] for s in finder.found}
+    assert len(_findings(finder.found)) == 2 and "policy:per-byte" in rules, rules
+    assert {s.feature for s in finder.found} == {"incomplete-4-byte-sequence"}
+
+
+@pytest.mark.processes
+def test_three_bugs_at_one_feature_are_three_findings_through_the_isolated_worker() -> None:
+    # The CESU-8 trio above as a user's plug-in (no +inprocess): loaded in its
+    # worker process and sent batches, as `utf8fuzz fuzz` runs it; C0 80 is met only
+    # under a signature another cause was recorded at. Counted: the batches are every
+    # BULK inputs, whatever the clock.
+    from utf8fuzz.decoders.plugin import load_all
+
+    parts = [b"A", b"\xc3\xa9", b"\xc0\x80", b"\xed\xa0\x80", b"\xed\xb0\x80",
+             b"\xed\xa0\x80\xed\xb0\x80", b"\xc0", b"\xe1\x80", b"\x80", b"\xef\xbf\xbd"]
+    decs = load_all(PLANTED + "cesu8_three_bugs@cesu8+text")
+    try:
+        finder = Finder(decs, None, "test", tally=False, counted=True)
+        assert finder.differ.out_of_process == tuple(decs)
+        for x in _inputs(parts, 150):
+            finder.consider(x)
+        finder.flush()
+    finally:
+        for d in decs:
+            d.close()
+    findings = _findings(finder.found)
+    assert len(findings) == 3, {k: [s.input.hex() for s in v] for k, v in findings.items()}
+    assert "accepts:C0_80" in {v[0].finding["rule"] for v in findings.values()}
+
+
+def test_a_text_that_cannot_place_its_first_difference_is_no_other_cause() -> None:
+    # Surrogates accepted and two U+FFFD an error, in a text-only shape. 80 ED B0 80
+    # reads U+FFFD U+FFFD U+DC00, the reference four U+FFFD: the text agrees on two,
+    # written by 80 in one and by 80 and ED in the other, and cannot say whether its
+    # first difference is the two U+FFFD's (the signature's rule) or the surrogate's.
+    # Not evidence of a third cause (explain.unplaced); ED B0 80 (placed: nothing
+    # before it) still is the surrogate's.
+    spec = "tests.triage.planted:text.surrogates_and_two_fffd+text+inprocess"
+    finder = Finder(resolve(spec), None, "test", tally=False, full_every=1)
+    for h in ("80", "ED B0 80", "80 ED B0 80", "C3 ED A0 80", "FF ED B0 80"):
+        finder.consider(bytes.fromhex(h))
+    findings = _findings(finder.found)
+    assert len(findings) == 2, {k: [s.input.hex() for s in v] for k, v in findings.items()}
+    assert {s.feature for s in finder.found} == {"lone-continuation", "surrogate"}
+
+
+def test_the_summary_reports_each_cause_under_a_signature(tmp_path) -> None:
+    # Two causes, one signature, two corpus entries: the run's progress (what the
+    # summary and the progress line read) keeps both, not one a signature.
+    from utf8fuzz.loop.run import Progress, summary
+
+    decs = resolve(PLANTED + "per_byte_loses_lead3+text+inprocess")
+    finder = Finder(decs, tmp_path, "test", tally=False, full_every=1)
+    for x in (bytes.fromhex("F0 90 41"), bytes.fromhex("41 F0 E2 82 AC 41")):
+        finder.consider(x)
+    assert len({s.signature for s in finder.found}) == 1 and len(finder.found) == 2
+    progress = Progress()
+    items = [s.to_json() for s in finder.found]
+    progress.add_new(items)
+    progress.add_new(items)  # another worker's report of the same entries
+    assert len(progress.new) == 2
+    r = summary(decs, progress, tmp_path, ["test"])
+    assert len(r["findings"]) == 2, r["findings"]

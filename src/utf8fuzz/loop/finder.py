@@ -99,6 +99,7 @@ from utf8fuzz.triage.explain import (
     explain,
     explains_first,
     rule_of,
+    unplaced,
     window,
 )
 from utf8fuzz.triage.generalize import MAX_POSITIONS, pattern, render
@@ -340,6 +341,7 @@ class Finder:
                                            every) if every else None)
         self._settle = {id(d) for d in calls_mod.decoders_checked(self.differ.decoders)
                         if d not in self.differ.out_of_process}
+        self._oop_names = frozenset(d.name for d in self.differ.out_of_process)
 
     def consider(self, data: bytes) -> Result:
         """Compare ``data`` now, and record what is new."""
@@ -509,7 +511,7 @@ class Finder:
         """Record each signature of ``res`` not known yet, from a full run."""
         seen = self._seen
         if all(s in seen for s in res.signature_set()):
-            if self._causes and res.full:
+            if self._causes and self._whole(res):
                 self._other_causes(data, res)
             return  # the common case: known divergences, by one hash each
         if not res.full and any(d.signature.id not in self.known for d in res.divergences):
@@ -529,8 +531,15 @@ class Finder:
                 self._finish(div.signature)
                 adopted |= self._adopt(div.signature)
             seen.add(div.signature)
-        if adopted and res.full:
+        if adopted and self._whole(res):
             self._other_causes(data, res)
+
+    def _whole(self, res: Result) -> bool:
+        """Does ``res`` hold the whole outcome of each decoder that diverged, as a full
+        run does? A batch of the out-of-process decoders does too
+        (:meth:`~.differ.Differ.run_out_of_process`: each named decoder's outcome, at
+        every view it shows), though it is not a full run; a screened input does not."""
+        return res.full or all(d.decoders[0] in self._oop_names for d in res.divergences)
 
     def _adopt(self, sig: Signature) -> bool:
         """Take the rules an earlier run recorded in the corpus for ``sig`` (the
@@ -632,7 +641,9 @@ class Finder:
             if len(data) <= LONG_INPUT and explain(
                     data, out, s.profile, policy, s.klass, s.feature).rule in rules:
                 continue  # the first rule that holds is one recorded: not worth checking
-            self._record(data, str(div.signature), first=res)
+            # (a batch result names only the out-of-process decoders: recorded from a
+            # full run of every decoder, as a new signature is)
+            self._record(data, str(div.signature), first=res if res.full else None)
 
     def _record(self, data: bytes, sig: str, first: Result | None = None,
                 finish: corpus_mod.Entry | None = None) -> None:
@@ -884,9 +895,11 @@ def _predicted(rules: dict[str, Rule], data: bytes, out: Outcome, profile: str,
                policy: str) -> bool:
     """Does one of ``rules`` that predicts outcomes predict ``out`` on ``data``, as
     far as its first difference from the reference (:func:`.explain.explains_first`:
-    what its signature names)?"""
+    what its signature names), or as far as a position-less outcome can say
+    (:func:`.explain.unplaced`: where no view places that difference, not evidence
+    against a rule that predicts one)?"""
     return any(r.holds(data, out) or explains_first(r, data, out, profile, policy)
-               for r in rules.values())
+               or unplaced(r, data, out, profile, policy) for r in rules.values())
 
 
 def finding_of(data: bytes, sig: Signature, out: Outcome, decoder: Decoder,

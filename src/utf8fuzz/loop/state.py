@@ -86,13 +86,16 @@ class Progress:
         return sum(self.executions.values())
 
     def add_new(self, items: Sequence[dict[str, Any]]) -> None:
-        """Entries found (each signature once), and unreproduced signatures, which
-        the same stream carries with ``"reproduced": false``."""
+        """Entries found (each once: two workers may save one), and unreproduced
+        signatures, which the same stream carries with ``"reproduced": false``. One
+        signature may have several entries, one per cause (:func:`.corpus.entry_path`):
+        an entry is its signature and its path, or without a corpus its finding."""
         with self.lock:
-            seen = {x["signature"] for x in [*self.new, *self.unreproduced]}
+            seen = {_entry_key(x) for x in [*self.new, *self.unreproduced]}
             for x in items:
-                if x["signature"] not in seen:
-                    seen.add(x["signature"])
+                key = _entry_key(x)
+                if key not in seen:
+                    seen.add(key)
                     (self.new if x.get("reproduced", True) else self.unreproduced).append(x)
 
     def fail(self, message: str) -> None:
@@ -106,6 +109,13 @@ class Progress:
     def end(self, how: str) -> None:
         with self.lock:
             self.ends.append(how)
+
+
+def _entry_key(x: dict[str, Any]) -> tuple[str, str]:
+    """Which entry a found item is (:meth:`Progress.add_new`)."""
+    rec = x.get("finding")
+    return (str(x["signature"]), str(x.get("path") or (
+        rec.get("id") if isinstance(rec, dict) else None)))
 
 
 @dataclass(frozen=True)

@@ -245,6 +245,76 @@ def explains_first(rule: Rule, data: bytes, out: Outcome, profile: str, policy: 
     return True
 
 
+#: The views that tie an error to its bytes; a decoder that shows none of them says
+#: where its text differs only as far as the text can (:func:`unplaced`).
+PLACED = frozenset({"tokens", "spans", "strict"})
+
+
+def unplaced(rule: Rule, data: bytes, out: Outcome, profile: str, policy: str) -> bool:
+    """Is ``out`` position-less (text views only: no view of :data:`PLACED`), where no
+    view ties its first difference from the reference to input bytes, on an input
+    ``rule`` predicts a difference on of its own? Then ``out`` is not evidence
+    against ``rule`` (nor of another cause beside it): whether its first difference
+    is the rule's or one further on, the text cannot tell. A text view places its
+    first difference (index ``k``; the rule's text up to it is the decoder's) only
+    where the text before it is written by the
+    same bytes in the rule's prediction as in the reference: the bytes before the
+    reference's token that writes ``k`` (:func:`_written_before`), which the rule
+    reads as the reference does. Else the text before ``k`` may be written by other
+    bytes in another number (``80 ED B0 80`` read as two U+FFFD for 80 and a
+    surrogate agrees with the reference's U+FFFD for 80 and ED on two of them; the
+    rule of two U+FFFD an error predicts its first difference, the text cannot say
+    where the surrogate is). A yes or no has no place either, but a rule either
+    predicts it or does not (:meth:`Rule.holds`)."""
+    views = _shown(out)
+    if rule.predict is None or not views or PLACED & set(views):
+        return False
+    base, override = rule.predict(data)
+    mine_ref = _ref(profile, policy)
+    ref = mine_ref.decode(data)
+    moved = False  # the rule predicts a difference of its own
+    try:
+        for v in views:
+            mine, theirs = out.view(v), ref.view(v)
+            want: Any = override[v] if v in override else base.view(v)
+            moved |= want != theirs
+            if mine == theirs:
+                continue
+            if not (isinstance(mine, tuple) and isinstance(theirs, tuple)):
+                return False  # a yes or no: predicted or not
+            k = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
+                      if a != b), min(len(mine), len(theirs)))
+            if tuple(want[:k]) != mine[:k]:
+                return False  # the rule is refuted before it, where the text agrees
+            # the bytes before the place, ended by a character no sequence takes in
+            head = data[:_written_before(mine_ref, ref, data, v, k)] + b"A"
+            pb, po = rule.predict(head)
+            if (po[v] if v in po else pb.view(v)) == mine_ref.decode(head).view(v):
+                return False  # placed: the rule reads what comes before it as the reference
+    except ViewUnavailable:
+        return False
+    return moved
+
+
+def _written_before(ref: Reference, out: Outcome, data: bytes, view: str, k: int) -> int:
+    """The start of the token of ``out`` (the reference's on ``data``) whose text in
+    ``view`` holds index ``k`` (``len(data)`` past its text): the last token start
+    before which at most ``k`` code points are written, found by halves (what a
+    prefix writes, ended by an ASCII byte: a token is ended by it as by the byte
+    that ended it)."""
+    starts = [t.start for t in out.tokens]
+    if k >= len(_view(out, view)):
+        return len(data)
+    lo, hi = 0, len(starts) - 1  # starts[lo] writes at most k before it
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if len(_view(ref.decode(data[:starts[mid]] + b"A"), view)) - 1 <= k:
+            lo = mid
+        else:
+            hi = mid - 1
+    return starts[lo] if starts else 0
+
+
 def _reference_rule(rule: str, text: str, severity: str, profile: str,
                     policy: str) -> Rule:
     def predict(data: bytes) -> Prediction:
@@ -2396,4 +2466,4 @@ def _union_rules(profile: str, policy: str, klass: str) -> Iterator[Rule]:
 __all__ = ["BY_LEAD_ALONE", "BY_STRUCTURE", "LONG_INPUT", "RULES", "SEVERITIES", "Explanation",
            "Part", "Point", "Rule", "accepting_table",
            "candidates", "explain", "explains_first", "fresh_inputs", "rule_of", "unexplained",
-           "window"]
+           "unplaced", "window"]
