@@ -110,7 +110,8 @@ def one_run(spec: str, engine: str, seconds: float, runs: int | None, seed: int,
     if "error" in out:
         return {"exit": p.returncode, "error": out["error"]}
     return {"exit": p.returncode, "executions": out["executions"],
-            "signatures": len(out["new"]) + len(out["known"]),
+            # "new" has one item per entry: another cause's entry may share a signature
+            "signatures": len({x["signature"] for x in out["new"] + out["known"]}),
             "findings": [{"rule": f["rule"], "id": f["id"], "explanation": f["explanation"],
                           "signatures": len(f["signatures"])} for f in out["findings"]],
             "failures": out["failures"]}
@@ -139,7 +140,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=None, help="inputs per run, where fuzz has --runs")
     ap.add_argument("--seed", type=int, default=1, help="where fuzz has --seed")
     ap.add_argument("--parallel", type=int, default=2, help="runs at once")
-    ap.add_argument("--only", default="", help="planted decoders whose name contains this")
+    ap.add_argument("--only", action="append", default=[],
+                    help="planted decoders whose name contains this (repeat: any of them)")
     ap.add_argument("--shape", action="append", help="only these shapes (repeat)")
     ap.add_argument("--decoder", action="append", default=[],
                     help="measure this spec instead of the planted set (repeat)")
@@ -175,7 +177,7 @@ def main() -> int:
             jobs += [(spec, "-", spec, n, e) for e in engines]
     else:
         for p in PLANTED:
-            if a.only not in p.attr:
+            if a.only and not any(o in p.attr for o in a.only):
                 continue
             for shape in p.shapes:
                 if a.shape and shape not in a.shape:

@@ -304,3 +304,10 @@ def test_the_summary_reports_each_cause_under_a_signature(tmp_path) -> None:
     assert len(progress.new) == 2
     r = summary(decs, progress, tmp_path, ["test"])
     assert len(r["findings"]) == 2, r["findings"]
+    # an entry of the same finding at the same signature (another input) is more
+    # evidence; the finding lists that signature once
+    from utf8fuzz.loop.summary import findings_of
+
+    twin = {**items[0], "path": str(tmp_path / "another.json")}
+    (f,) = findings_of([items[0], twin])
+    assert f["signatures"] == [items[0]["signature"]], f

@@ -236,6 +236,10 @@ def test_the_progress_line_counts_known_apart(tmp_path: Path) -> None:
     line = _progress_line(p, load(tmp_path))
     assert "new findings 1 (signatures 1)  known 1" in line, line
     assert "new findings 2 (signatures 2)" in _progress_line(p) and "known" not in _progress_line(p)
+    # another cause's entry under a signature already listed: a finding, not a signature
+    p.add_new([{"signature": "unicode/crash/IndexError/v", "path": "entries/other.json",
+                "finding": {"id": "f-other"}}])
+    assert "new findings 3 (signatures 2)" in _progress_line(p), _progress_line(p)
 
 
 # -- the report ------------------------------------------------------------------------

@@ -247,7 +247,7 @@ def _progress_line(progress: Progress, known: Known | None = None) -> str:
     fresh = {str((x.get("finding") or {}).get("id", x["signature"])) for x in new} - set(
         progress.before)
     return (f"fuzzing {el:6.0f}s  execs {n:>9,}  ({n / el:,.0f}/s)  divergent inputs {div:,}  "
-            f"new findings {len(fresh)} (signatures {len(new)})"
+            f"new findings {len(fresh)} (signatures {len({x['signature'] for x in new})})"
             + (f"  known {len(accepted)}" if accepted else "")
             + (f"  processes ended {crashes}" if crashes else ""))
 
