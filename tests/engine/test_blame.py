@@ -304,6 +304,7 @@ def test_the_summary_reports_each_cause_under_a_signature(tmp_path) -> None:
     assert len(progress.new) == 2
     r = summary(decs, progress, tmp_path, ["test"])
     assert len(r["findings"]) == 2, r["findings"]
+    assert (r["corpus_entries"], r["corpus_size"]) == (2, 1)  # entries, signatures
     # an entry of the same finding at the same signature (another input) is more
     # evidence; the finding lists that signature once
     from utf8fuzz.loop.summary import findings_of

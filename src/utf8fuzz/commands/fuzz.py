@@ -349,7 +349,8 @@ def _print_summary(result: dict[str, Any]) -> None:
     if result.get("unreproduced"):
         t.add_row("unreproduced", f"{len(result['unreproduced'])} (met once, gone on a "
                   "full re-run: a stateful or flaky decoder; not saved)")
-    t.add_row("corpus", cell(f"{result['corpus']} ({result['corpus_size']} entries)"))
+    t.add_row("corpus", cell(f"{result['corpus']} ({result.get('corpus_entries', 0)} entries, "
+                             f"{result['corpus_size']} signatures)"))
     t.add_row("work", cell(result.get("work") or "none"))
     for k in ("atheris",):
         if result.get(k):

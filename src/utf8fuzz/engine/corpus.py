@@ -582,6 +582,12 @@ def signature_ids(corpus: Path) -> set[str]:
     return {p.stem.split("_", 1)[0] for p in d.glob("*.json")}
 
 
+def entry_count(corpus: Path) -> int:
+    """How many entries (sidecars) the corpus holds (cheap: file names only)."""
+    d = entries_dir(corpus)
+    return sum(1 for _ in d.glob("*.json")) if d.is_dir() else 0
+
+
 def load_entry(path: Path) -> Entry:
     """Load and verify one sidecar and its input; raises :class:`CorpusError`
     (a ValueError) saying why, in one printable line."""

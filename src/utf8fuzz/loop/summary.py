@@ -160,7 +160,9 @@ def summary(decoders: Sequence[Decoder], progress: Progress, corpus: Path | None
         "failures": failures,
         "notes": notes,
         "corpus": str(corpus) if corpus else None,
+        # signatures, and entries (another cause's entry shares its signature)
         "corpus_size": len(corpus_mod.signature_ids(corpus)) if corpus else 0,
+        "corpus_entries": corpus_mod.entry_count(corpus) if corpus else 0,
         # the checks of the call: which each decoder gets, and how many were made
         "call_checks": {**calls_plan(decoders), "asked": dict(sorted(sum(
             map(Counter, calls_made.values()), Counter()).items()))},
