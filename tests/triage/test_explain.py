@@ -19,10 +19,11 @@ from tests.engine.planted import (
 )
 from utf8fuzz.decoders import resolve
 from utf8fuzz.decoders.base import Decoder, Unavailable, family
+from utf8fuzz.decoders.plugin import load_all
 from utf8fuzz.decoders.reference import Reference
 from utf8fuzz.engine.differ import Differ
 from utf8fuzz.engine.signature import SEVERITIES
-from utf8fuzz.loop.finder import Finder, finding_of
+from utf8fuzz.loop.finder import Finder, finding_of, runner
 from utf8fuzz.loop.run import fuzz
 from utf8fuzz.outcome import Outcome
 from utf8fuzz.triage.explain import explain, fresh_inputs
@@ -172,6 +173,24 @@ def test_a_rule_is_believed_only_after_fresh_inputs() -> None:
     assert x.rule == "accepts:C0_80" and x.checked > 10
     fresh = {f.hex(" ").upper() for f in fresh_inputs(data, "unicode")}
     assert {"C1 80", "F0 9F 98 80 C0 80"} <= fresh
+
+
+def test_another_deviation_where_the_rule_does_not_move_is_left_to_it() -> None:
+    # The planted decoder accepts C0..C1 80..BF and, in strict mode, ends each error
+    # one byte late. Fresh inputs of C0 AF such as C0 AF C2 41 show the late end at
+    # C2 while their signature is still the overlong's (the decoder's first error is
+    # after the reference's, at C0 AF): judged where the rule and the decoder first
+    # differ (C2, where the rule predicts the reference's error, another class and
+    # feature), they are the other bug's, not the rule's refutation.
+    (d,) = [d for d in load_all("tests.triage.planted.multi:overlong2_and_strict_end"
+                                "+codec+inprocess") if d.name.endswith(":strict")]
+    data = bytes.fromhex("C0 AF")
+    (div,) = Differ([d]).run(data, full=True).divergences
+    assert (div.signature.klass, div.signature.feature) == ("accepts-ill-formed",
+                                                            "non-shortest-form")
+    x = explain(data, d.decode(data), d.profile, d.policy, div.signature.klass,
+                div.signature.feature, run=runner(d))
+    assert x.rule == "accepts:non-shortest-form:2-byte" and x.checked > 10
 
 
 @pytest.mark.parametrize("hexed", ["F0 90 41", "F1 80 80 E2 82 AC", "41 F4 8F 80 C3 A9"])

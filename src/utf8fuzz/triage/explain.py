@@ -100,8 +100,9 @@ from typing import Any
 
 from utf8fuzz.decoders.chunks import cuts
 from utf8fuzz.decoders.reference import Reference
+from utf8fuzz.engine.classify import VIEW_ORDER, Judge
 from utf8fuzz.engine.signature import SEVERITIES, feature_of, severity_of
-from utf8fuzz.outcome import REPLACEMENT, Outcome, Token, ViewUnavailable
+from utf8fuzz.outcome import REPLACEMENT, TEXT_VIEWS, Outcome, Token, ViewUnavailable
 from utf8fuzz.policies import POLICIES
 from utf8fuzz.profiles import REGISTRY
 from utf8fuzz.profiles.table import (
@@ -131,8 +132,11 @@ from utf8fuzz.triage.generalize import byte_classes
 #: an axis of its own in the check (a fresh input whose only difference is an
 #: unchecked end left to it; an end rule's difference before the end left to
 #: another cause); a rule displaces the best only by explaining what it leaves; a
-#: joined table not where that is another feature's move.
-RULES = 8
+#: joined table not where that is another feature's move. 9: a fresh input judged
+#: where the rule and the decoder first differ: another deviation's where the rule
+#: predicts the reference there and the difference is of another class or feature
+#: (whatever the input's signature).
+RULES = 9
 #: The most work the rules may do for one input, in bytes predicted (each rule's
 #: prediction of an input costs its length): past it, rules that would need
 #: checking are passed over (the best one checked so far, or the rule that predicts
@@ -1441,11 +1445,56 @@ def _left(rule: Rule, fresh: Iterable[tuple[bytes, Outcome, frozenset[tuple[str,
         if not rule.ends and _end_left(rule.predict, data, out, tail):
             left.append(i)  # the end handling's, another axis (whatever the signature)
             continue
-        if not _quiet(pred, out, _ref(profile, policy).decode(data)) or (
-                kind in kinds and not (rule.ends and _end_agrees(rule.predict, data, out))):
+        ref = _ref(profile, policy).decode(data)
+        if (not _quiet(pred, out, ref) or (
+                kind in kinds and not (rule.ends and _end_agrees(rule.predict, data, out)))) \
+                and not _elsewhere(pred, data, out, ref, profile, policy, kind):
             return None
         left.append(i)
     return left
+
+
+def _elsewhere(pred: Prediction, data: bytes, out: Outcome, ref: Outcome, profile: str,
+               policy: str, kind: tuple[str, str]) -> bool:
+    """Is the first place where ``out`` and the rule's prediction ``pred`` disagree one
+    the rule does not move (its token there is the reference's, ``ref``'s), where
+    the decoder's difference is of another class or spec feature than ``kind``, the
+    one explained (as the engine names them: :class:`~.classify.Judge`, with the
+    prediction for the reference)? Then that disagreement is another deviation's,
+    left to another cause, whatever the input's signature (a decoder that cuts
+    errors per byte and accepts overlongs: E1 80 41 C0 80 is named by the overlong,
+    the more severe, but differs from the rule first at E1 80). A disagreement of
+    the rule's own kind is its refutation (a rule of C0 80 alone meeting C0 81
+    accepted). The place is found in a view that ties it to bytes (:data:`PLACED`),
+    or in a text view where the spans place every error (and agree), the text
+    written before it the rule's; else (text only, a yes or no) it is not found: no."""
+    base, override = pred
+    views = [v for v in VIEW_ORDER if v in _shown(out)]
+    if base.tokens_ is None or not PLACED & set(views):
+        return False
+    reference = _ref(profile, policy)
+    m = Judge(data, base, reference).compare(out, [v for v in views if v not in override])
+    # a text view's place is the engine's blame (an extra U+FFFD is its error's), where
+    # every error is placed and the same in both (the spans, compared before it); a
+    # view the rule gives otherwise than its tokens would (``override``) has no place:
+    # it must be the decoder's
+    if m is None or not (m[2] in PLACED or (m[2] in TEXT_VIEWS and "spans" in views)) \
+            or not 0 <= m[1] < len(base.tokens_) \
+            or any(out.view(v) != override[v] for v in views if v in override):
+        return False
+    tok = base.tokens_[m[1]]
+    if tok not in ref.tokens:
+        return False  # the rule moved there: its own difference, not another's
+    head = Outcome.from_tokens(base.tokens_[:m[1]], tok.start, data=data[:tok.start],
+                               check=False)
+    try:
+        if any(tuple(_view(out, v))[:len(_view(head, v))] != _view(head, v)
+               for v in views if v in TEXT_VIEWS and v not in override):
+            return False  # the text differs before it: the first place is not placed
+    except ViewUnavailable:
+        return False
+    got = feature_of(data, tok, reference.table)
+    return m[0] != kind[0] or _PART_OF.get(got, got) != _PART_OF.get(kind[1], kind[1])
 
 
 def _holds_but_the_end(rule: Rule, data: bytes, out: Outcome, profile: str,
