@@ -7,6 +7,7 @@ run's summary says so."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,22 +59,27 @@ def test_counts_seen_are_what_each_decoder_was_sent(tmp_path: Path):
     assert f.bytes == sum(map(len, inputs))
 
 
-def test_a_peer_divergence_on_a_sampled_input_is_saved_against_that_input(tmp_path: Path):
-    peer = Peer()
-    f = Finder([peer, Handler("replace")], tmp_path / "corpus", "test", tally=False,
-               round_size=8, counted=True, minimize_seconds=5)
+@pytest.mark.parametrize(("make", "name", "extra"), [
+    (lambda: Peer(), "peer-c080", {}),  # out of process
+    (lambda: SlowPlanted(), "slow-c080", {"call_every": 0}),  # in process, declared slow
+], ids=["peer", "slow"])
+def test_a_divergence_on_the_share_is_saved_against_that_input(
+        tmp_path: Path, make: Any, name: str, extra: dict[str, Any]) -> None:
+    dec = make()
+    f = Finder([dec, Handler("replace")], tmp_path / "corpus", "test", tally=False,
+               round_size=8, counted=True, minimize_seconds=5, **extra)
     f.slow = SlowShare(every=10, first=0)
-    # the bug at input 7 (not sampled, nothing another decoder differs on: its
-    # peer never sees it) and at input 20 (sampled), with different lengths
+    # the bug at input 7 (not sampled, nothing another decoder differs on: the slow
+    # decoder never sees it) and at input 20 (sampled), with different lengths
     inputs = [b"x%03d" % i for i in range(40)]
     inputs[7] = b"lost\xc0\x80"
     inputs[20] = b"sampled!!\xc0\x80"
     for x in inputs:
         f.queue(x)
     f.flush()
-    assert inputs[7] not in peer.got and inputs[20] in peer.got
+    assert inputs[7] not in dec.got and inputs[20] in dec.got
     (found,) = f.found
-    assert found.signature == "unicode/accepts-ill-formed/non-shortest-form/planted:peer-c080"
+    assert found.signature == f"unicode/accepts-ill-formed/non-shortest-form/planted:{name}"
     assert found.original_size == len(inputs[20]) and found.input == b"\xc0\x80"
     assert f.divergent_inputs == 1
 
@@ -181,25 +187,6 @@ def test_an_in_process_decoder_declared_slow_gets_the_share_and_its_count(tmp_pa
     assert seen["cpython:replace"] == f.executions == 300
     assert seen[slow.name] == len(slow.got) == f.slow.given
     assert slow.got == [x for i, x in enumerate(inputs) if i < 3 or i % 5 == 0]
-
-
-def test_a_slow_decoders_divergence_on_its_share_is_saved_against_that_input(tmp_path: Path):
-    slow = SlowPlanted()
-    f = Finder([slow, Handler("replace")], tmp_path / "corpus", "test", tally=False,
-               round_size=8, counted=True, minimize_seconds=5, call_every=0)
-    f.slow = SlowShare(every=10, first=0)
-    # input 7: not sampled, and no decoder compared per input differs on it
-    inputs = [b"x%03d" % i for i in range(40)]
-    inputs[7] = b"lost\xc0\x80"
-    inputs[20] = b"sampled!!\xc0\x80"
-    for x in inputs:
-        f.queue(x)
-    f.flush()
-    assert inputs[7] not in slow.got and inputs[20] in slow.got
-    (found,) = f.found
-    assert found.signature == "unicode/accepts-ill-formed/non-shortest-form/planted:slow-c080"
-    assert found.original_size == len(inputs[20]) and found.input == b"\xc0\x80"
-    assert f.divergent_inputs == 1
 
 
 def test_a_slow_in_process_decoder_decodes_its_batch_with_the_batch_in_flight(tmp_path: Path):

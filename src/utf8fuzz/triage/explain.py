@@ -221,6 +221,13 @@ def _same(pred: Prediction, out: Outcome) -> bool:
         return False
 
 
+def _first_unequal(a: Sequence[Any], b: Sequence[Any]) -> int:
+    """The first index where ``a`` and ``b`` differ (the shorter's length when one
+    is a prefix of the other)."""
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                min(len(a), len(b)))
+
+
 def explains_first(rule: Rule, data: bytes, out: Outcome, profile: str, policy: str) -> bool:
     """Does ``rule`` predict ``out`` up to and including its first difference from
     the reference (``profile``, ``policy``), at every view ``out`` shows? What a
@@ -240,8 +247,7 @@ def explains_first(rule: Rule, data: bytes, out: Outcome, profile: str, policy: 
             if not (isinstance(mine, tuple) and isinstance(want, tuple)
                     and isinstance(theirs, tuple)):
                 return False
-            k = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
-                      if a != b), min(len(mine), len(theirs)))
+            k = _first_unequal(mine, theirs)
             if mine[:k + 1] != want[:k + 1]:
                 return False
     except ViewUnavailable:
@@ -286,8 +292,7 @@ def unplaced(rule: Rule, data: bytes, out: Outcome, profile: str, policy: str) -
                 continue
             if not (isinstance(mine, tuple) and isinstance(theirs, tuple)):
                 return False  # a yes or no: predicted or not
-            k = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
-                      if a != b), min(len(mine), len(theirs)))
+            k = _first_unequal(mine, theirs)
             if tuple(want[:k]) != mine[:k]:
                 return False  # the rule is refuted before it, where the text agrees
             # the bytes before the place, ended by a character no sequence takes in
@@ -1324,15 +1329,13 @@ def _up_to_first_difference(pred: Prediction, out: Outcome, ref: Outcome) -> boo
             if v in ("strict", "spans"):
                 m, t, w = (() if x is None else (x,) if v == "strict" else tuple(x)
                            for x in (mine, theirs, want))
-                i = next((i for i, (a, b) in enumerate(zip(m, t, strict=False)) if a != b),
-                         min(len(m), len(t)))
+                i = _first_unequal(m, t)
                 k = min(x[i][0] for x in (m, t) if i < len(x))
                 if [x for x in m if x[0] <= k] != [x for x in w if x[0] <= k]:
                     return False
             elif isinstance(mine, tuple) and isinstance(theirs, tuple) \
                     and isinstance(want, tuple):
-                k = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
-                          if a != b), min(len(mine), len(theirs)))
+                k = _first_unequal(mine, theirs)
                 if mine[:k + 1] != want[:k + 1]:
                     return False
             else:
@@ -1607,8 +1610,7 @@ def _quiet(pred: Prediction, out: Outcome, ref: Outcome) -> bool:
             want = override[v] if v in override else base.view(v)
             if mine != theirs and isinstance(mine, tuple) and isinstance(theirs, tuple) \
                     and isinstance(want, tuple):
-                k = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
-                          if a != b), min(len(mine), len(theirs)))
+                k = _first_unequal(mine, theirs)
                 if want[:k + 1] != theirs[:k + 1]:
                     return False
             elif want != theirs:
@@ -1944,8 +1946,7 @@ def _agrees_first(pred: Prediction, out: Outcome, ref: Outcome) -> bool:
                 continue
             want = override[v] if v in override else base.view(v)
             if isinstance(mine, tuple) and isinstance(theirs, tuple) and isinstance(want, tuple):
-                k = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
-                          if a != b), min(len(mine), len(theirs)))
+                k = _first_unequal(mine, theirs)
                 if mine[:k + 1] != want[:k + 1]:
                     return False
             elif mine != want:
