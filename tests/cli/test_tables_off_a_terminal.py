@@ -37,6 +37,20 @@ def test_fuzz_summary_has_one_line_per_row(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     assert any("new findings" in ln and "the others add evidence to findings already in the "
                "corpus)" in ln for ln in p.stdout.splitlines()), p.stdout
+    assert any("inputs seen" in ln and " by 1 decoder " in ln for ln in p.stdout.splitlines())
+    assert "(0 entries, 0 signatures)" in p.stdout
+
+
+def test_fuzz_summary_counts_one_in_the_singular(tmp_path: Path) -> None:
+    """One finding from one entry: the counts read "1 entry, 1 signature" (they read
+    "1 entries")."""
+    root = Path(__file__).resolve().parents[2]
+    p = _run("fuzz", "--engine", "hypothesis", "--runs", "100", "--seed", "1", "--time", "120",
+             "--decoder", "tests.engine.planted:PLANTED_C080+inprocess", "--jobs", "1",
+             "--no-report", "--corpus", str(tmp_path / "c"), cwd=root)
+    assert p.returncode == 1, p.stderr  # a new finding
+    assert "(from 1 new signature;" in p.stdout, p.stdout
+    assert "(1 entry, 1 signature)" in p.stdout, p.stdout
 
 
 def test_diff_verdict_lines_are_whole() -> None:

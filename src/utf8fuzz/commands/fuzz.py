@@ -290,6 +290,10 @@ def _start_live(progress: Progress, corpus: Path, stop: threading.Event,
     return t
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
 def _print_summary(result: dict[str, Any]) -> None:
     from rich.table import Table
     from rich.text import Text
@@ -317,7 +321,8 @@ def _print_summary(result: dict[str, Any]) -> None:
             by.setdefault(v, []).append(k)
         most = max(by)
         t.add_row("inputs seen", cell("; ".join(
-            f"{n:,} by {len(by[n])} decoders" if n == most else f"{n:,} by {', '.join(by[n])}"
+            f"{n:,} by {_count(len(by[n]), 'decoder', 'decoders')}" if n == most
+            else f"{n:,} by {', '.join(by[n])}"
             for n in sorted(by, reverse=True))))
     if result.get("runs") is not None:
         t.add_row("runs", f"{result['runs']:,} per engine process, seed {result['seed']}")
@@ -333,8 +338,11 @@ def _print_summary(result: dict[str, Any]) -> None:
         t.add_row("checks of the call", "off ($UTF8FUZZ_CALL_EVERY=0)" if not calls["every"]
                   else f"history {asked.get('history', 0):,}, placed "
                        f"{asked.get('placed', 0):,} (one input in {calls['every']})")
-    t.add_row("new findings", f"{len(result['new_findings'])} (from {len(result['new'])} new "
-              "signatures; the others add evidence to findings already in the corpus)")
+    # ``new`` has an item per new entry; two entries can share a signature
+    new_sigs = len({x["signature"] for x in result["new"]})
+    t.add_row("new findings", f"{len(result['new_findings'])} (from "
+              f"{_count(new_sigs, 'new signature', 'new signatures')}; the others add "
+              "evidence to findings already in the corpus)")
     if result.get("known"):
         n_known = sum(1 for f in result["findings"] if f["known"])
         t.add_row("known", f"{n_known} finding{'' if n_known == 1 else 's'} from "
@@ -349,8 +357,9 @@ def _print_summary(result: dict[str, Any]) -> None:
     if result.get("unreproduced"):
         t.add_row("unreproduced", f"{len(result['unreproduced'])} (met once, gone on a "
                   "full re-run: a stateful or flaky decoder; not saved)")
-    t.add_row("corpus", cell(f"{result['corpus']} ({result.get('corpus_entries', 0)} entries, "
-                             f"{result['corpus_size']} signatures)"))
+    t.add_row("corpus", cell(f"{result['corpus']} "
+                             f"({_count(result.get('corpus_entries', 0), 'entry', 'entries')}, "
+                             f"{_count(result['corpus_size'], 'signature', 'signatures')})"))
     t.add_row("work", cell(result.get("work") or "none"))
     for k in ("atheris",):
         if result.get(k):
@@ -372,7 +381,7 @@ def _print_summary(result: dict[str, Any]) -> None:
                        cell(f["explanation"]), cell(f["pattern"]), str(len(f["signatures"])))
         console.print(ft)
     if result["new"]:
-        n = Table(title="new signatures (evidence)")
+        n = Table(title="new corpus entries (evidence)")
         for col in ("signature", "class", "feature", "input (hex)"):
             n.add_column(col, overflow="fold")
         for x in result["new"]:
