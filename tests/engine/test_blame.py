@@ -85,6 +85,23 @@ def test_three_bugs_at_one_feature_are_three_findings() -> None:
     assert findings[zero[0]][0].finding["rule"] == "inserts:before-cut-short-end:U+0030"
 
 
+def test_three_bugs_at_one_feature_are_three_findings_when_most_inputs_are_screened() -> None:
+    # The trio above in a differ that decodes one input in 8 in full, as the fuzz
+    # loop's does: C0 80 met under the signature of the "0" (1), on screened inputs
+    # only, was never asked whether it shows another cause (2 findings); a screened
+    # input under a signature asked is run again in full, a bounded count.
+    parts = [b"A", b"\xc3\xa9", b"\xc0\x80", b"\xed\xa0\x80", b"\xed\xb0\x80",
+             b"\xed\xa0\x80\xed\xb0\x80", b"\xc0", b"\xe1\x80", b"\x80", b"\xef\xbf\xbd"]
+    finder = Finder(resolve(PLANTED + "cesu8_three_bugs@cesu8+text+inprocess"), None, "test",
+                    tally=False, full_every=8)
+    assert finder.differ.full_every == 8 and finder.differ._screens  # it screens
+    for x in _inputs(parts, 150):
+        finder.consider(x)
+    findings = _findings(finder.found)
+    assert len(findings) == 3, {k: [s.input.hex() for s in v] for k, v in findings.items()}
+    assert "accepts:C0_80" in {v[0].finding["rule"] for v in findings.values()}
+
+
 def test_an_input_a_recorded_rule_does_not_predict_is_another_cause() -> None:
     # Two bugs at incomplete-4-byte-sequence: (a) errors cut per byte, recorded first
     # (F0 90 41) and explained by policy:per-byte; (b) the 3-byte lead after a cut

@@ -345,9 +345,9 @@ def _print_summary(result: dict[str, Any]) -> None:
               "evidence to findings already in the corpus)")
     if result.get("known"):
         n_known = sum(1 for f in result["findings"] if f["known"])
-        t.add_row("known", f"{n_known} finding{'' if n_known == 1 else 's'} from "
-                  f"{len(result['known'])} signatures (saved; accepted in known.toml, "
-                  "not counted as new)")
+        t.add_row("known", f"{_count(n_known, 'finding', 'findings')} from "
+                  f"{_count(len(result['known']), 'signature', 'signatures')} (saved; "
+                  "accepted in known.toml, not counted as new)")
     if result.get("crashes"):
         t.add_row("crashes", f"{result['crashes']} of the findings (a crash, a hang or a "
                   "bad outcome)")

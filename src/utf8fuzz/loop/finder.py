@@ -14,7 +14,8 @@ recorded (in this run, or in the corpus by an earlier one: :meth:`Finder._adopt`
 but whose first difference no rule recorded for the decoder predicts, may show
 another cause at the same place: it is explained and minimized in
 turn (:meth:`Finder._other_causes`, the first :data:`CAUSE_CHECKS` inputs a
-signature; of the corpus's signatures, those on the run's turn: :meth:`Finder._on_turn`),
+signature; of the corpus's signatures, those on the run's turn: :meth:`Finder._on_turn`;
+a screened input is run again in full first, as many times a signature at most),
 so that three bugs at one feature are three findings, each saved with
 its own entry (:func:`.corpus.entry_path`: the first cause under a signature at the
 signature's name, another at the signature's and its finding's). A core of a cause
@@ -314,6 +315,8 @@ class Finder:
         # Rule, None where it predicts nothing), and how many inputs were asked
         # whether they show another cause (_other_causes)
         self._causes: dict[Signature, tuple[dict[str, Rule | None], list[int]]] = {}
+        # screened inputs under each of them run again in full to be asked (_learn)
+        self._reruns: dict[Signature, int] = {}
         # every rule recorded in this run that predicts outcomes, by the decoder it
         # explains: an input one of them predicts is that cause's evidence, whatever
         # signature its first difference got
@@ -511,9 +514,20 @@ class Finder:
         """Record each signature of ``res`` not known yet, from a full run."""
         seen = self._seen
         if all(s in seen for s in res.signature_set()):
-            if self._causes and self._whole(res):
+            if not self._causes:
+                return  # the common case: known divergences, by one hash each
+            if not self._whole(res):
+                names = self._rerun(res)
+                if not names:
+                    return
+                # a screened input holds only what the screens compared: asked for
+                # another cause as a full run (of the decoders that decide those
+                # divergences), or a bug met mostly on screened inputs (7 in 8 in
+                # process) hides behind the first cause at its feature
+                res = self._full(data, self._narrow(*names))
+            if all(s in seen for s in res.signature_set()):
                 self._other_causes(data, res)
-            return  # the common case: known divergences, by one hash each
+                return
         if not res.full and any(d.signature.id not in self.known for d in res.divergences):
             first = res
             res = self._full(data)
@@ -533,6 +547,22 @@ class Finder:
             seen.add(div.signature)
         if adopted and self._whole(res):
             self._other_causes(data, res)
+
+    def _rerun(self, res: Result) -> list[str]:
+        """The decoders whose divergences on the screened ``res`` are run again in
+        full to be asked for other causes: those at a signature that is asked
+        (:meth:`_other_causes`) and has not had :data:`CAUSE_CHECKS` screened inputs
+        run again (a count, kept apart from the asks: an input whose outcome cannot
+        be asked does not stop it)."""
+        names = []
+        for div in res.divergences:
+            sig = div.signature
+            causes = self._causes.get(sig)
+            if (causes is not None and sig.klass not in FAILURES
+                    and causes[1][0] < CAUSE_CHECKS and self._reruns.get(sig, 0) < CAUSE_CHECKS):
+                self._reruns[sig] = self._reruns.get(sig, 0) + 1
+                names.append(div.decoders[0])
+        return names
 
     def _whole(self, res: Result) -> bool:
         """Does ``res`` hold the whole outcome of each decoder that diverged, as a full
