@@ -51,13 +51,14 @@ from utf8fuzz.engine.boundaries import seed_files  # noqa: E402
 _CLIENT = "exec:node scripts/triage_real/textdecoder_client.js"
 #: name, --decoder spec, causes established by hand (scripts/triage_real/models.py;
 #: fastestsmallesttextencoderdecoder's third is in the call: it decodes its view's
-#: whole ArrayBuffer, which the checks of the call find).
+#: whole ArrayBuffer, which the checks of the call find; mutf-8's third is in stream
+#: mode, which the exec client's strict error records go through).
 REAL: tuple[tuple[str, str, int], ...] = (
     ("README mydecoder", "mydecoder:decode", 4),
     ("fastestsmallesttextencoderdecoder 1.0.22",
      f"{_CLIENT} fastestsmallesttextencoderdecoder/NodeJS/EncoderAndDecoderNodeJS.min.js "
      "TextDecoder", 3),
-    ("mutf-8 1.2.4 (npm)", f"{_CLIENT} mutf-8 MUtf8Decoder fatal@mutf8", 2),
+    ("mutf-8 1.2.4 (npm)", f"{_CLIENT} mutf-8 MUtf8Decoder fatal@mutf8", 3),
     ("@polkadot/x-textdecoder 14.0.3 fallback",
      f"{_CLIENT} @polkadot/x-textdecoder/fallback TextDecoder", 1),
     ("text-encoding 0.7.0", f"{_CLIENT} text-encoding TextDecoder fatal", 0),

@@ -40,8 +40,18 @@ def fastest_model(d: bytes) -> list[int]:
 def mutf8_model(d: bytes) -> list[int]:
     """mutf-8 1.2.4 (npm), claiming Java's modified UTF-8: (1) no shortest-form check
     (C0 81..BF, C1 xx and E0 80..9F xx decode, not only C0 80); (2) errors per byte:
-    ``real.mutf8``."""
+    ``real.mutf8``. Its third cause is in stream mode: :func:`mutf8_stream_model`."""
     return [ord(c) for c in real.mutf8(d)]
+
+
+def mutf8_stream_model(d: bytes) -> bool:
+    """mutf-8 1.2.4's fatal decoder given ``d`` with ``{stream: true}``, whether it holds
+    it (no throw): (3) a lead the input ends before its length is held whatever
+    follows it, its continuation bytes checked only once the sequence is complete
+    (E0 41 held, where a decoder that checks each byte rejects the 41):
+    ``real.mutf8_stream_holds``. The exec client finds strict error records with
+    the stream mode (examples/exec/js/client.js), so this shows in `utf8fuzz fuzz`."""
+    return real.mutf8_stream_holds(d)
 
 
 def latin1_model(d: bytes) -> list[int]:
@@ -132,6 +142,15 @@ const out = {};
 for (const [k, dec] of Object.entries(libs))
   out[k] = inputs.map(h => [...dec.decode(Uint8Array.from(Buffer.from(h, 'hex')))]
     .map(c => c.codePointAt(0)));
+// mutf-8's fatal decoder in stream mode, a new one for each input: held or thrown
+const MU = require('mutf-8').MUtf8Decoder;
+out.mutf8_stream = inputs.map(h => {
+  try {
+    new MU('mutf-8', {fatal: true, ignoreBOM: true})
+      .decode(Uint8Array.from(Buffer.from(h, 'hex')), {stream: true});
+    return true;
+  } catch (e) { return false; }
+});
 process.stdout.write(JSON.stringify(out));
 """
 
@@ -163,6 +182,11 @@ def main() -> int:
         bad += bool(wrong)
         print(f"{name}: model == library on {n - len(wrong)} of {n} inputs"
               + (f"; first other: {wrong[0].hex(' ')}" if wrong else ""))
+    wrong = [x for x, g in zip(xs, got["mutf8_stream"], strict=True)
+             if mutf8_stream_model(x) != g]
+    bad += bool(wrong)
+    print(f"mutf8 in stream mode: model == library on {n - len(wrong)} of {n} inputs"
+          + (f"; first other: {wrong[0].hex(' ')}" if wrong else ""))
     for name, lib, model2 in (("ujson", ujson_valid, ujson_model),
                               ("rapidjson", rapidjson_valid, rapidjson_model)):
         wrong = [x for x in xs if lib(x) != model2(x)]

@@ -55,6 +55,24 @@ def mutf8_reader(d: bytes, i: int) -> tuple[int, int | None]:
     return i + 1, None
 
 
+def mutf8_stream_holds(data: bytes) -> bool:
+    """mutf-8 1.2.4's fatal decoder in stream mode (``{stream: true}``): True where it
+    takes ``data`` as the start of a stream, False where it throws. (3) A 2- or 3-byte
+    lead the input ends before its length is held whatever bytes follow it (E0 41 is
+    held; its continuation bytes are checked once the sequence is complete), so an
+    error at the end surfaces late; before that, an error throws as in (1) and (2)."""
+    i = 0
+    while i < len(data):
+        b = data[i]
+        need = 2 if b & 0xE0 == 0xC0 else 3 if b & 0xF0 == 0xE0 else 1
+        if len(data) - i < need:
+            return True
+        i, cp = mutf8_reader(data, i)
+        if cp is None:
+            return False
+    return True
+
+
 def fastest(data: bytes) -> str:
     """fastestsmallesttextencoderdecoder 1.0.22: (1) no surrogate check (two in a row
     the pair's character, in a JS string); (2) each error one U+FFFD for its lead,
