@@ -193,6 +193,25 @@ def test_another_deviation_where_the_rule_does_not_move_is_left_to_it() -> None:
     assert x.rule == "accepts:non-shortest-form:2-byte" and x.checked > 10
 
 
+@pytest.mark.parametrize("hexed", ["80 C0 AF", "E2 C0 AF", "F5 C0 AF"])
+def test_a_late_end_is_one_span_rule_where_a_fresh_input_accepts_its_bytes(
+        hexed: str) -> None:
+    # The same decoder, the other way round: each error ends a byte late (80 C0 AF:
+    # 80's error reported as 80 C0). The fresh input C0 AF (the first byte deleted)
+    # is accepted, where the late end's rule has an error at C0 that starts where the
+    # reference's does: it moved that error's end alone (a span convention), and
+    # whether the error begins at all is the table's axis, the overlong's. Left to
+    # it, the late end is one rule at every feature, not one per feature.
+    (d,) = [d for d in load_all("tests.triage.planted.multi:overlong2_and_strict_end"
+                                "+codec+inprocess") if d.name.endswith(":strict")]
+    data = bytes.fromhex(hexed)
+    (div,) = Differ([d]).run(data, full=True).divergences
+    assert div.signature.klass == "different-error-offset"
+    x = explain(data, d.decode(data), d.profile, d.policy, div.signature.klass,
+                div.signature.feature, run=runner(d))
+    assert x.rule == "swallows-next-byte" and x.checked > 10
+
+
 @pytest.mark.parametrize("hexed", ["F0 90 41", "F1 80 80 E2 82 AC", "41 F4 8F 80 C3 A9"])
 def test_a_lost_byte_after_a_truncated_sequence(hexed: str) -> None:
     # The planted decoder loses the byte after a maximal subpart of a 4-byte sequence

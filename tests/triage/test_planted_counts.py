@@ -59,6 +59,7 @@ CASES = [
     _case("ErrorForSplitSequence", INCREMENTAL),
     _case("overlong2_and_per_byte", CODEC),
     _case("surrogates_and_two_fffd", CODEC),
+    _case("overlong2_and_strict_end", CODEC),
     _case("cesu8_like_trio", CODEC),
 ]
 

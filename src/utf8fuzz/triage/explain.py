@@ -135,8 +135,10 @@ from utf8fuzz.triage.generalize import byte_classes
 #: joined table not where that is another feature's move. 9: a fresh input judged
 #: where the rule and the decoder first differ: another deviation's where the rule
 #: predicts the reference there and the difference is of another class or feature
-#: (whatever the input's signature).
-RULES = 9
+#: (whatever the input's signature). 10: there also where the rule moved an error's end
+#: alone (the reference's error starts there too) and the decoder begins no error
+#: there (it accepts those bytes: the table's axis, not the span convention's).
+RULES = 10
 #: The most work the rules may do for one input, in bytes predicted (each rule's
 #: prediction of an input costs its length): past it, rules that would need
 #: checking are passed over (the best one checked so far, or the rule that predicts
@@ -1466,7 +1468,12 @@ def _elsewhere(pred: Prediction, data: bytes, out: Outcome, ref: Outcome, profil
     prediction for the reference)? Then that disagreement is another deviation's,
     left to another cause, whatever the input's signature (a decoder that cuts
     errors per byte and accepts overlongs: E1 80 41 C0 80 is named by the overlong,
-    the more severe, but differs from the rule first at E1 80). A disagreement of
+    the more severe, but differs from the rule first at E1 80). Where the rule moved
+    only the end of an error that starts where the reference's does (a span
+    convention) and the decoder begins no error there, the decoder's difference is
+    of the table, which no span convention moves: judged against the reference's
+    error there (a decoder that ends each error a byte late and accepts C0 AF: the
+    late end's rule meets C0 AF accepted). A disagreement of
     the rule's own kind is its refutation (a rule of C0 80 alone meeting C0 81
     accepted). The place is found in a view that ties it to bytes (:data:`PLACED`),
     or in a text view where the spans place every error (and agree), the text
@@ -1487,7 +1494,15 @@ def _elsewhere(pred: Prediction, data: bytes, out: Outcome, ref: Outcome, profil
         return False
     tok = base.tokens_[m[1]]
     if tok not in ref.tokens:
-        return False  # the rule moved there: its own difference, not another's
+        # the rule moved there: its own difference, not another's; unless it moved an
+        # error's end alone (a span convention: the reference's error starts there
+        # too) and the decoder begins no error there (it accepts those bytes: the
+        # table's axis, which no span convention moves)
+        same = next((t for t in ref.tokens if t.start == tok.start), None)
+        if not (m[0] == "accepts-ill-formed" and tok.kind != "char"
+                and same is not None and same.kind != "char"):
+            return False
+        tok = same
     head = Outcome.from_tokens(base.tokens_[:m[1]], tok.start, data=data[:tok.start],
                                check=False)
     try:

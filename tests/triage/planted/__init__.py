@@ -98,6 +98,7 @@ PLANTED: tuple[Planted, ...] = (
     Planted(_M, "surrogates_and_two_fffd", (_b("acceptance"), _b("replacement", NO_VALIDATOR))),
     Planted(_M, "fffe_ffff_and_strict_end", (_b("rejection"), _b("spans", STRICT_ONLY))),
     Planted(_M, "overlong3_and_last_byte", (_b("acceptance"), _b("position"))),
+    Planted(_M, "overlong2_and_strict_end", (_b("acceptance"), _b("spans", STRICT_ONLY))),
     Planted(_M, "cesu8_like_trio", (_b("position"), _b("acceptance"), _b("acceptance"))),
 )
 

@@ -95,9 +95,7 @@ def cesu8_like_trio(data: bytes, errors: str = "strict") -> str:
 
 def overlong2_and_strict_end(data: bytes, errors: str = "strict") -> str:
     """(1) Accepts the 2-byte overlongs C0..C1 80..BF; (2) in strict mode reports each
-    error's end one byte too far (at most to the input's end). Not in the measured
-    table (:data:`~tests.triage.planted.PLANTED`): its strict mode's late ends are
-    explained per feature today, several findings for (2)."""
+    error's end one byte too far (at most to the input's end)."""
     def reader(d: bytes, i: int) -> tuple[int, int | None]:
         return _overlong2(d, i) or read(d, i)
 
