@@ -92,8 +92,9 @@ have different explanations, so never share a finding.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from itertools import product
 from typing import Any
@@ -106,6 +107,7 @@ from utf8fuzz.outcome import REPLACEMENT, TEXT_VIEWS, Outcome, Token, ViewUnavai
 from utf8fuzz.policies import POLICIES
 from utf8fuzz.profiles import REGISTRY
 from utf8fuzz.profiles.table import (
+    DEAD,
     Profile,
     Row,
     bits_encode,
@@ -135,8 +137,11 @@ from utf8fuzz.triage.generalize import byte_classes
 #: joined table not where that is another feature's move. 9: a fresh input judged
 #: where the rule and the decoder first differ: another deviation's where the rule
 #: predicts the reference there and the difference is of another class or feature
-#: (whatever the input's signature).
-RULES = 9
+#: (whatever the input's signature). 10: a move of the well-formed set (another
+#: profile's table, a feature's, a box's, a joined table) also checked where its table
+#: and the claimed one differ (:func:`_differences`); a box of another profile's row
+#: cut to the claimed byte classes up to where the claim rejects it.
+RULES = 10
 #: The most work the rules may do for one input, in bytes predicted (each rule's
 #: prediction of an input costs its length): past it, rules that would need
 #: checking are passed over (the best one checked so far, or the rule that predicts
@@ -364,7 +369,8 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
     for move in (*cuts_[-1:], *renders):
         yield _move_rule(move)
     for move in accepting:
-        yield _move_rule(move, _feature_probes(profile))
+        yield _move_rule(move, _both(_feature_probes(profile),
+                                     _difference_probes(profile, move[3].table)))
     yield from _combined(data, out, profile, policy, [accepting, cuts_, renders])
     # Narrower moves of the well-formed set before whole other profiles: a feature's
     # rejection first (the wider change), then boxes of the byte classes, then the
@@ -377,23 +383,28 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
     for prof in REGISTRY:
         if prof == profile:
             continue
+        # a move to another profile says how the decoder reads every input: checked
+        # also where the two tables differ, not only near the input
+        differ = _difference_probes(profile, REGISTRY[prof])
         for pol in (policy, *[p for p in POLICIES if p != policy]):
             if pol == policy:
-                yield _reference_rule(
+                yield replace(_reference_rule(
                     f"profile:{prof}/{pol}",
                     f"it decodes these bytes as the {prof} profile does "
                     f"({REGISTRY[prof].spec}), where it claims {profile}",
-                    severity_of(klass), prof, pol)
+                    severity_of(klass), prof, pol), probes=differ)
             else:  # two axes moved: named by the one that makes the first difference
-                yield from _combined(data, out, profile, policy, [[(
-                    f"profile:{prof}/{policy}",
-                    f"it decodes these bytes as the {prof} profile does "
-                    f"({REGISTRY[prof].spec}), where it claims {profile}",
-                    severity_of(klass), Point(REGISTRY[prof], policy))],
-                    [m for m in cuts_ if m[3].policy == pol], []])
+                yield from (_also_probed(r, differ) for r in _combined(
+                    data, out, profile, policy, [[(
+                        f"profile:{prof}/{policy}",
+                        f"it decodes these bytes as the {prof} profile does "
+                        f"({REGISTRY[prof].spec}), where it claims {profile}",
+                        severity_of(klass), Point(REGISTRY[prof], policy))],
+                        [m for m in cuts_ if m[3].policy == pol], []]))
             for move in _rejecting_moves(profile, prof, pol, klass):
-                yield _move_rule(move)
-        yield _move_rule(_when_complete_move(prof, profile, policy, klass), _completed)
+                yield _move_rule(move, differ)
+        yield _move_rule(_when_complete_move(prof, profile, policy, klass),
+                         _both(_completed, differ))
     table = REGISTRY[profile]
     mine = _ref(profile, policy)
 
@@ -918,7 +929,8 @@ def _delta_rules(data: bytes, ref: Reference, table: Profile) -> Iterator[Rule]:
             f"it accepts the {n}-byte sequences the profile calls ill-formed at "
             f"{f.replace('-', ' ')}, as the value their bits spell (RFC 2279 section "
             "2's layout): a change to the well-formed set", "non-conformance"),
-            _accepting(ref, table, f, n))
+            _accepting(ref, table, f, n),
+            _difference_probes(table.name, accepting_table(table.name, f, n)))
     for f, n in rejects:
         yield Rule(Explanation(
             f"rejects:{f}:{n}-byte",
@@ -1981,7 +1993,8 @@ def _combined(data: bytes, out: Outcome | None, profile: str, policy: str,
         name = next((m for m in moved if out is not None and ref is not None
                      and _agrees_first(m[3].predict(data), out, ref)), moved[0])
         yield Rule(Explanation(*name[:3]), point.predict,
-                   _feature_probes(profile) if t is not none else None)
+                   _both(_feature_probes(profile), _difference_probes(profile, t[3].table))
+                   if t is not none else None)
 
 
 @cache
@@ -1991,6 +2004,112 @@ def _feature_sequences(profile: str) -> tuple[bytes, ...]:
     lengths = _announced(REGISTRY[profile])
     return tuple(bytes(lo for lo, _ in row) for f, rows in _FEATURE_ROWS.items()
                  for k in rows if k in lengths for row in _added(profile, f, k))
+
+
+#: The most sequences where two tables differ that a move between them is checked on
+#: (:func:`_differences`), the shortest first: each is two fresh inputs.
+DIFFERENCES = 12
+
+
+def _class_lows(*tables: Profile) -> list[int]:
+    """The lowest byte of each byte class of ``tables`` together (the classes of
+    :func:`~utf8fuzz.triage.generalize.byte_classes`, cut by every table's rows): within
+    one, each table reads every byte alike."""
+    cuts = {0, 0x80, 0xC0, 0xE0, 0xF0, 0xF8, 0xFC, 0xFE}
+    for t in tables:
+        cuts.update(b for r in t.rows for lo, hi in r.ranges for b in (lo, hi + 1))
+        cuts.update(b for x in t.reserved_leads for b in (x, x + 1))
+    return sorted(cuts - {0x100})
+
+
+def _differences(a: Profile, b: Profile) -> tuple[bytes, ...]:
+    """The least sequence that reaches each place where tables ``a`` and ``b`` read a
+    byte class otherwise: walking both tables' DFAs at once over their byte classes
+    (:func:`_class_lows`), a byte after which one table reads on and the other rejects
+    (the prefix completed by the least bytes to a sequence of the one that reads on),
+    or after which one accepts a sequence the other does not, or reads it as another
+    value; in the order found, shortest first, at most :data:`DIFFERENCES`. A function
+    of the two tables alone."""
+    da, db = a.dfa, b.dfa
+    reps = _class_lows(a, b)
+
+    def value(table: Profile, s: int, seq: bytes) -> int | None:
+        acc = table.dfa.accept[s]
+        return None if acc < 0 else table.rows[acc].value(seq)
+
+    def completed(table: Profile, s: int, seq: bytes) -> bytes:
+        d = table.dfa
+        seen, queue = {s}, deque([(s, seq)])
+        while queue:
+            t, got = queue.popleft()
+            if d.accept[t] >= 0:
+                return got
+            for x in reps:
+                n = d.trans[t][x]
+                if n != DEAD and n not in seen:
+                    seen.add(n)
+                    queue.append((n, got + bytes([x])))
+        return seq  # a live state always reaches an accepting one
+
+    found: list[bytes] = []
+    seen = {(da.start, db.start)}
+    # a difference reached, by the states it leads from and to: the other bytes of a
+    # class the tables cut alike show the same one
+    shown: set[tuple[int, int, int, int]] = set()
+    queue = deque([(da.start, db.start, b"")])
+    while queue and len(found) < DIFFERENCES:
+        sa, sb, path = queue.popleft()
+        for x in reps:
+            ta, tb = da.trans[sa][x], db.trans[sb][x]
+            seq = path + bytes([x])
+            if ta == DEAD and tb == DEAD:
+                continue
+            key = (sa, sb, ta, tb)
+            if (ta == DEAD) != (tb == DEAD):
+                if key not in shown:
+                    shown.add(key)
+                    found.append(completed(b, tb, seq) if ta == DEAD
+                                 else completed(a, ta, seq))
+                continue
+            if value(a, ta, seq) != value(b, tb, seq) and key not in shown:
+                shown.add(key)
+                found.append(seq)
+            if (ta, tb) not in seen:
+                seen.add((ta, tb))
+                queue.append((ta, tb, seq))
+    return tuple(dict.fromkeys(found))[:DIFFERENCES]
+
+
+#: (claimed profile, other table's name) -> :func:`_differences`.
+_DIFFERENCES: dict[tuple[str, str], tuple[bytes, ...]] = {}
+
+
+def _difference_probes(profile: str, other: Profile | None) -> Callable[[bytes], list[bytes]]:
+    """Probes for a move from ``profile``'s table to ``other`` (another profile's, or
+    the claimed one changed; None: no table, no probes): each sequence where they
+    differ (:func:`_differences`), ended by ASCII, alone and after the input. A move
+    says how the decoder reads every input; one that holds only on part of the
+    difference (reads a lone low surrogate as modified UTF-8 does, but rejects a lone
+    high one as CESU-8 does) is refuted, and a narrower change explains the input."""
+    def probes(d: bytes) -> list[bytes]:
+        if other is None:
+            return []
+        key = (profile, other.name)
+        if key not in _DIFFERENCES:
+            if len(_DIFFERENCES) >= 4096:
+                _DIFFERENCES.clear()
+            _DIFFERENCES[key] = _differences(REGISTRY[profile], other)
+        return [x for s in _DIFFERENCES[key] for x in (s + b"A", d + s + b"A")]
+    return probes
+
+
+def _both(*probes: Callable[[bytes], list[bytes]]) -> Callable[[bytes], list[bytes]]:
+    return lambda d: [x for p in probes for x in p(d)]
+
+
+def _also_probed(rule: Rule, probes: Callable[[bytes], list[bytes]]) -> Rule:
+    """``rule`` checked on ``probes`` too, beside its own."""
+    return replace(rule, probes=probes if rule.probes is None else _both(rule.probes, probes))
 
 
 def _feature_probes(profile: str) -> Callable[[bytes], list[bytes]]:
@@ -2291,6 +2410,7 @@ def _accepting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
     class); a sequence of an ill-formed spec feature taken as one U+FFFD, without an
     error (a decoder that substitutes what it reads but does not report it)."""
     table = REGISTRY[profile]
+    classes = byte_classes(profile)
     mine = _ref(profile, policy)
     seen: set[str] = set()
     done = 0
@@ -2314,6 +2434,27 @@ def _accepting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
                 moves.append((f"accepts:{_box_name(r.ranges)}",
                               f"it accepts the sequences {r.describe()} that the profile "
                               f"rejects, as the {prof} profile reads them ({r.clause})", rows))
+                if r.value_fn is not None:
+                    continue
+                # that row cut to the claimed profile's byte classes of the bytes here,
+                # up to the byte the claimed table rejects them at (past it, the row's
+                # ranges): the narrower change, where the decoder reads only part of
+                # the row (a lone low surrogate, not a high one)
+                k = next((i for i in range(1, len(seq)) if not table.is_prefix(seq[:i])),
+                         len(seq))
+                narrow = tuple((max(lo, c[0]), min(hi, c[1])) if i < k else (lo, hi)
+                               for i, ((lo, hi), c) in enumerate(zip(r.ranges, (
+                                   next(c for c in classes if c[0] <= b <= c[1])
+                                   for b in seq), strict=True)))
+                pieces = _box_table_rows(profile, Row(narrow))
+                if narrow != r.ranges and not any(
+                        sorted(pieces) == sorted(_added(profile, f, len(seq)))
+                        for f in _FEATURE_ROWS):
+                    moves.append((f"accepts:{_box_name(narrow)}",
+                                  f"it accepts the sequences {Row(narrow).describe()} that "
+                                  f"the profile rejects (a part of the {prof} profile's row "
+                                  f"{r.describe()}), as that profile reads them "
+                                  f"({r.clause})", [Row(p, clause=r.clause) for p in pieces]))
         if t.end - t.start == 1:
             moves += [(f"accepts:{_box_name(((lo, hi),))}",
                        f"it takes a byte {_box_name(((lo, hi),))}, which begins no sequence, "
@@ -2324,7 +2465,8 @@ def _accepting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
             if name not in seen and rows:
                 seen.add(name)
                 yield Rule(Explanation(name, text + ": a change to the well-formed set",
-                                       "non-conformance"), _reading_first(mine, rows))
+                                       "non-conformance"), _reading_first(mine, rows),
+                           _difference_probes(profile, _box_table(profile, f"+{name}", rows)))
 
 
 def _unreported_rules(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
@@ -2501,8 +2643,10 @@ def _union_rules(profile: str, policy: str, klass: str) -> Iterator[Rule]:
             continue
         what = (f"it accepts what {profile} accepts and what the {prof} profile accepts "
                 f"too ({REGISTRY[prof].spec})")
+        differ = _difference_probes(profile, u)
         yield Rule(Explanation(f"profile:{profile}|{prof}/{policy}", what,
-                               severity_of(klass)), Point(u, policy).predict, joined=True)
+                               severity_of(klass)), Point(u, policy).predict, differ,
+                   joined=True)
         yield Rule(Explanation(
             f"profile:{profile}|{prof}/checked-when-complete",
             what + "; it takes the bytes a lead announces (RFC 2279 section 2) while they "
@@ -2510,7 +2654,7 @@ def _union_rules(profile: str, policy: str, klass: str) -> Iterator[Rule]:
             "has them all: a prefix the table rejects is still incomplete to it, and a "
             "complete sequence the table rejects is an error over all its bytes but the last",
             severity_of(klass)), Point(u, when_complete(policy), pair_rows=_pairs(u)).predict,
-            _completed, joined=True)
+            _both(_completed, differ), joined=True)
 
 
 __all__ = ["BY_LEAD_ALONE", "BY_STRUCTURE", "LONG_INPUT", "RULES", "SEVERITIES", "Explanation",
