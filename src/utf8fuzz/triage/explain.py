@@ -451,6 +451,7 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
             "there is lost: rejected, not a reporting difference)", "non-conformance"),
             _merging(mine, table, None))
     yield from _delta_rules(data, mine, table)
+    yield from _accepting_boxes(data, profile, policy, narrow=True)
     yield from _unreported_rules(data, profile, policy)
     merged: list[str] = []
     for t in mine.decode(data).tokens[:-1]:
@@ -2400,7 +2401,8 @@ def _begins(table: Profile, b: int) -> bool:
     return table.row_of(bytes([b])) is not None or table.is_prefix(bytes([b]))
 
 
-def _accepting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
+def _accepting_boxes(data: bytes, profile: str, policy: str, narrow: bool = False
+                     ) -> Iterator[Rule]:
     """The claimed table with one box more, read before the table at each place the
     claimed profile finds an error (the rest cut into errors as claimed: a decoder
     that checks for the box first, then decodes as it should), made from an error the
@@ -2408,9 +2410,11 @@ def _accepting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
     CESU-8 pair, C0 80, a 5-byte form); a byte that begins no sequence taken as the
     character of its value, as Latin-1 would (its structural class, then its byte
     class); a sequence of an ill-formed spec feature taken as one U+FFFD, without an
-    error (a decoder that substitutes what it reads but does not report it)."""
+    error (a decoder that substitutes what it reads but does not report it). With
+    ``narrow``, instead: each such row cut to the claimed byte classes of the bytes
+    there, up to the byte the claimed table rejects them at (narrower than a spec
+    feature's move, so tried after those: :func:`_delta_rules`)."""
     table = REGISTRY[profile]
-    classes = byte_classes(profile)
     mine = _ref(profile, policy)
     seen: set[str] = set()
     done = 0
@@ -2426,6 +2430,10 @@ def _accepting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
                 seq = data[t.start:t.start + r.length]
                 if not r.matches(seq) or table.row_of(seq) is not None:
                     continue
+                if narrow:
+                    if r.value_fn is None:
+                        moves += _narrowed(profile, prof, r, seq)
+                    continue
                 rows = [r] if r.value_fn is not None else [
                     Row(p, clause=r.clause) for p in _box_table_rows(profile, r)]
                 if any(sorted(x.ranges for x in rows) == sorted(_added(profile, f, len(seq)))
@@ -2434,28 +2442,7 @@ def _accepting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
                 moves.append((f"accepts:{_box_name(r.ranges)}",
                               f"it accepts the sequences {r.describe()} that the profile "
                               f"rejects, as the {prof} profile reads them ({r.clause})", rows))
-                if r.value_fn is not None:
-                    continue
-                # that row cut to the claimed profile's byte classes of the bytes here,
-                # up to the byte the claimed table rejects them at (past it, the row's
-                # ranges): the narrower change, where the decoder reads only part of
-                # the row (a lone low surrogate, not a high one)
-                k = next((i for i in range(1, len(seq)) if not table.is_prefix(seq[:i])),
-                         len(seq))
-                narrow = tuple((max(lo, c[0]), min(hi, c[1])) if i < k else (lo, hi)
-                               for i, ((lo, hi), c) in enumerate(zip(r.ranges, (
-                                   next(c for c in classes if c[0] <= b <= c[1])
-                                   for b in seq), strict=True)))
-                pieces = _box_table_rows(profile, Row(narrow))
-                if narrow != r.ranges and not any(
-                        sorted(pieces) == sorted(_added(profile, f, len(seq)))
-                        for f in _FEATURE_ROWS):
-                    moves.append((f"accepts:{_box_name(narrow)}",
-                                  f"it accepts the sequences {Row(narrow).describe()} that "
-                                  f"the profile rejects (a part of the {prof} profile's row "
-                                  f"{r.describe()}), as that profile reads them "
-                                  f"({r.clause})", [Row(p, clause=r.clause) for p in pieces]))
-        if t.end - t.start == 1:
+        if t.end - t.start == 1 and not narrow:
             moves += [(f"accepts:{_box_name(((lo, hi),))}",
                        f"it takes a byte {_box_name(((lo, hi),))}, which begins no sequence, "
                        "as the character of its value, as Latin-1 would",
@@ -2467,6 +2454,28 @@ def _accepting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
                 yield Rule(Explanation(name, text + ": a change to the well-formed set",
                                        "non-conformance"), _reading_first(mine, rows),
                            _difference_probes(profile, _box_table(profile, f"+{name}", rows)))
+
+
+def _narrowed(profile: str, prof: str, r: Row, seq: bytes
+              ) -> list[tuple[str, str, list[Row]]]:
+    """Row ``r`` of ``prof``'s table cut to the claimed profile's byte classes of the
+    bytes of ``seq`` (one of its sequences) up to the byte the claimed table rejects
+    them at, the row's ranges past it: the part of the row the decoder may read where
+    it does not read all of it (a lone low surrogate, not a high one); none where that
+    is the whole row, or a whole spec feature's sequences (that move's, by its name)."""
+    table, classes = REGISTRY[profile], byte_classes(profile)
+    k = next((i for i in range(1, len(seq)) if not table.is_prefix(seq[:i])), len(seq))
+    cut = tuple((max(lo, c[0]), min(hi, c[1])) if i < k else (lo, hi)
+                for i, ((lo, hi), c) in enumerate(zip(r.ranges, (
+                    next(c for c in classes if c[0] <= b <= c[1]) for b in seq), strict=True)))
+    pieces = _box_table_rows(profile, Row(cut))
+    if cut == r.ranges or not pieces or any(
+            sorted(pieces) == sorted(_added(profile, f, len(seq))) for f in _FEATURE_ROWS):
+        return []
+    return [(f"accepts:{_box_name(cut)}",
+             f"it accepts the sequences {Row(cut).describe()} that the profile rejects (a "
+             f"part of the {prof} profile's row {r.describe()}), as that profile reads "
+             f"them ({r.clause})", [Row(p, clause=r.clause) for p in pieces])]
 
 
 def _unreported_rules(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
