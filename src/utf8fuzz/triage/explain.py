@@ -73,7 +73,11 @@ continuation bytes belong, with each of its first bytes deleted, and with each
 byte replaced by the ends of its byte class
 (:func:`utf8fuzz.triage.generalize.byte_classes`); a validator's rules also on each
 sequence of the input alone (its no does not say which it rejected); a rule may add
-its own probes (``checked-when-complete``: the sequence the end cuts short, completed). One fresh
+its own probes (``checked-when-complete``: the sequence the end cuts short, completed; a
+move of the well-formed set, to another profile's table or the claimed one changed:
+the least sequence to each place where its table and the claimed one read a byte class
+otherwise, :func:`_differences`, so that a move is not believed on part of what it
+says). One fresh
 input whose outcome the rule does not predict refutes it (:func:`unexplained`:
 except where the rule predicts no divergence and the decoder shows a different one,
 another bug's), and the next rule is tried. Of the rules that hold, the one that
