@@ -85,6 +85,24 @@ def test_three_bugs_at_one_feature_are_three_findings() -> None:
     assert findings[zero[0]][0].finding["rule"] == "inserts:before-cut-short-end:U+0030"
 
 
+def test_a_lone_low_surrogate_passed_is_one_finding_whichever_surrogate_comes_first() -> None:
+    # The trio above on another draw (seed 4), whose first surrogate met is a lone
+    # low one: explained as modified UTF-8's table (every surrogate read), checked
+    # only near ED B0 80, it left ED A0 80 41 ED B0 80 (the lone high one rejected)
+    # to a fourth finding; checked where the two tables differ, it is refuted, and
+    # the box of lone low surrogates names both
+    parts = [b"A", b"\xc3\xa9", b"\xc0\x80", b"\xed\xa0\x80", b"\xed\xb0\x80",
+             b"\xed\xa0\x80\xed\xb0\x80", b"\xc0", b"\xe1\x80", b"\x80", b"\xef\xbf\xbd"]
+    finder = Finder(resolve(PLANTED + "cesu8_three_bugs@cesu8+text+inprocess"), None, "test",
+                    tally=False, full_every=1)
+    for x in _inputs(parts, 150, 4):
+        finder.consider(x)
+    findings = _findings(finder.found)
+    assert sorted(v[0].finding["rule"] for v in findings.values()) == [
+        "accepts:C0_80", "accepts:ED_B0..BF_80..BF", "inserts:before-cut-short-end:U+0030"
+    ], {k: [s.input.hex() for s in v] for k, v in findings.items()}
+
+
 def test_three_bugs_at_one_feature_are_three_findings_when_most_inputs_are_screened() -> None:
     # The trio above in a differ that decodes one input in 8 in full, as the fuzz
     # loop's does: C0 80 met under the signature of the "0" (1), on screened inputs

@@ -526,3 +526,34 @@ def test_an_input_with_thousands_of_errors_is_explained() -> None:
     div = res.divergences[0]
     f = finding_of(data, div.signature, res.outcomes[d.name], d, at=div.offset)
     assert f["rule"] == "swallows-next-byte:incomplete-4-byte-sequence", f
+
+
+def test_a_profile_move_is_checked_where_the_two_tables_differ() -> None:
+    # cesu8_three_bugs passes a LONE LOW surrogate (ED B0..BF xx) and rejects a lone
+    # high one. Modified UTF-8 reads both, which the fresh inputs of ED B0 80 never
+    # show (B0 is replaced within its class B0..BF); the sequences where CESU-8's and
+    # modified UTF-8's tables differ (ED A0 80 among them) refute that move, and the
+    # feature's (every surrogate), so the narrower box names the bug
+    (d,) = resolve("tests.engine.planted_blame:cesu8_three_bugs@cesu8+text+inprocess")
+    data = bytes.fromhex("ED B0 80")
+    (div,) = Differ([d]).run(data, full=True).divergences
+    s = div.signature
+    assert explain(data, d.decode(data), s.profile, d.policy, s.klass, s.feature,
+                   run=runner(d), at=div.offset).rule == "accepts:ED_B0..BF_80..BF"
+    from utf8fuzz.profiles import REGISTRY
+    from utf8fuzz.triage.explain import _differences
+
+    assert _differences(REGISTRY["cesu8"], REGISTRY["mutf8"]) == tuple(
+        bytes.fromhex(h) for h in ("00", "C0 80", "ED B0 80", "ED A0 80"))
+
+
+def test_a_row_cut_to_byte_classes_is_not_tried_before_a_feature_it_is_part_of() -> None:
+    # accepts_overlong3 accepts E0 80..9F xx, the non-shortest 3-byte forms; E0 80 80's
+    # fresh inputs keep its second byte within its class 80..8F, so a row cut to the
+    # classes (E0 80..8F 80..BF) holds there too: the feature's move, the wider, first
+    (d, *_) = resolve("tests.triage.planted.single:accepts_overlong3+codec+inprocess")
+    data = bytes.fromhex("E0 80 80")
+    div = Differ([d]).run(data, full=True).divergences[0]
+    s = div.signature
+    assert explain(data, d.decode(data), s.profile, d.policy, s.klass, s.feature,
+                   run=runner(d), at=div.offset).rule == "accepts:non-shortest-form:3-byte"

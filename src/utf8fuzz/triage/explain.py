@@ -73,7 +73,11 @@ continuation bytes belong, with each of its first bytes deleted, and with each
 byte replaced by the ends of its byte class
 (:func:`utf8fuzz.triage.generalize.byte_classes`); a validator's rules also on each
 sequence of the input alone (its no does not say which it rejected); a rule may add
-its own probes (``checked-when-complete``: the sequence the end cuts short, completed). One fresh
+its own probes (``checked-when-complete``: the sequence the end cuts short, completed; a
+move of the well-formed set, to another profile's table or the claimed one changed:
+the least sequence to each place where its table and the claimed one read a byte class
+otherwise, :func:`_differences`, so that a move is not believed on part of what it
+says). One fresh
 input whose outcome the rule does not predict refutes it (:func:`unexplained`:
 except where the rule predicts no divergence and the decoder shows a different one,
 another bug's), and the next rule is tried. Of the rules that hold, the one that
@@ -92,8 +96,9 @@ have different explanations, so never share a finding.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from itertools import product
 from typing import Any
@@ -106,6 +111,7 @@ from utf8fuzz.outcome import REPLACEMENT, TEXT_VIEWS, Outcome, Token, ViewUnavai
 from utf8fuzz.policies import POLICIES
 from utf8fuzz.profiles import REGISTRY
 from utf8fuzz.profiles.table import (
+    DEAD,
     Profile,
     Row,
     bits_encode,
@@ -138,7 +144,11 @@ from utf8fuzz.triage.generalize import byte_classes
 #: (whatever the input's signature). 10: there also where the rule moved an error's end
 #: alone (the reference's error starts there too) and the decoder begins no error
 #: there (it accepts those bytes: the table's axis, not the span convention's).
-RULES = 10
+#: 11: a move of the well-formed set (another profile's table, a feature's, a box's,
+#: a joined table) also checked where its table and the claimed one differ
+#: (:func:`_differences`); a box of another profile's row cut to the claimed byte
+#: classes up to where the claim rejects it.
+RULES = 11
 #: The most work the rules may do for one input, in bytes predicted (each rule's
 #: prediction of an input costs its length): past it, rules that would need
 #: checking are passed over (the best one checked so far, or the rule that predicts
@@ -366,7 +376,8 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
     for move in (*cuts_[-1:], *renders):
         yield _move_rule(move)
     for move in accepting:
-        yield _move_rule(move, _feature_probes(profile))
+        yield _move_rule(move, _both(_feature_probes(profile),
+                                     _difference_probes(profile, move[3].table)))
     yield from _combined(data, out, profile, policy, [accepting, cuts_, renders])
     # Narrower moves of the well-formed set before whole other profiles: a feature's
     # rejection first (the wider change), then boxes of the byte classes, then the
@@ -379,23 +390,28 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
     for prof in REGISTRY:
         if prof == profile:
             continue
+        # a move to another profile says how the decoder reads every input: checked
+        # also where the two tables differ, not only near the input
+        differ = _difference_probes(profile, REGISTRY[prof])
         for pol in (policy, *[p for p in POLICIES if p != policy]):
             if pol == policy:
-                yield _reference_rule(
+                yield replace(_reference_rule(
                     f"profile:{prof}/{pol}",
                     f"it decodes these bytes as the {prof} profile does "
                     f"({REGISTRY[prof].spec}), where it claims {profile}",
-                    severity_of(klass), prof, pol)
+                    severity_of(klass), prof, pol), probes=differ)
             else:  # two axes moved: named by the one that makes the first difference
-                yield from _combined(data, out, profile, policy, [[(
-                    f"profile:{prof}/{policy}",
-                    f"it decodes these bytes as the {prof} profile does "
-                    f"({REGISTRY[prof].spec}), where it claims {profile}",
-                    severity_of(klass), Point(REGISTRY[prof], policy))],
-                    [m for m in cuts_ if m[3].policy == pol], []])
+                yield from (_also_probed(r, differ) for r in _combined(
+                    data, out, profile, policy, [[(
+                        f"profile:{prof}/{policy}",
+                        f"it decodes these bytes as the {prof} profile does "
+                        f"({REGISTRY[prof].spec}), where it claims {profile}",
+                        severity_of(klass), Point(REGISTRY[prof], policy))],
+                        [m for m in cuts_ if m[3].policy == pol], []]))
             for move in _rejecting_moves(profile, prof, pol, klass):
-                yield _move_rule(move)
-        yield _move_rule(_when_complete_move(prof, profile, policy, klass), _completed)
+                yield _move_rule(move, differ)
+        yield _move_rule(_when_complete_move(prof, profile, policy, klass),
+                         _both(_completed, differ))
     table = REGISTRY[profile]
     mine = _ref(profile, policy)
 
@@ -442,6 +458,7 @@ def candidates(data: bytes, profile: str, policy: str, klass: str,
             "there is lost: rejected, not a reporting difference)", "non-conformance"),
             _merging(mine, table, None))
     yield from _delta_rules(data, mine, table)
+    yield from _accepting_boxes(data, profile, policy, narrow=True)
     yield from _unreported_rules(data, profile, policy)
     merged: list[str] = []
     for t in mine.decode(data).tokens[:-1]:
@@ -920,7 +937,8 @@ def _delta_rules(data: bytes, ref: Reference, table: Profile) -> Iterator[Rule]:
             f"it accepts the {n}-byte sequences the profile calls ill-formed at "
             f"{f.replace('-', ' ')}, as the value their bits spell (RFC 2279 section "
             "2's layout): a change to the well-formed set", "non-conformance"),
-            _accepting(ref, table, f, n))
+            _accepting(ref, table, f, n),
+            _difference_probes(table.name, accepting_table(table.name, f, n)))
     for f, n in rejects:
         yield Rule(Explanation(
             f"rejects:{f}:{n}-byte",
@@ -1996,7 +2014,8 @@ def _combined(data: bytes, out: Outcome | None, profile: str, policy: str,
         name = next((m for m in moved if out is not None and ref is not None
                      and _agrees_first(m[3].predict(data), out, ref)), moved[0])
         yield Rule(Explanation(*name[:3]), point.predict,
-                   _feature_probes(profile) if t is not none else None)
+                   _both(_feature_probes(profile), _difference_probes(profile, t[3].table))
+                   if t is not none else None)
 
 
 @cache
@@ -2006,6 +2025,112 @@ def _feature_sequences(profile: str) -> tuple[bytes, ...]:
     lengths = _announced(REGISTRY[profile])
     return tuple(bytes(lo for lo, _ in row) for f, rows in _FEATURE_ROWS.items()
                  for k in rows if k in lengths for row in _added(profile, f, k))
+
+
+#: The most sequences where two tables differ that a move between them is checked on
+#: (:func:`_differences`), the shortest first: each is two fresh inputs.
+DIFFERENCES = 12
+
+
+def _class_lows(*tables: Profile) -> list[int]:
+    """The lowest byte of each byte class of ``tables`` together (the classes of
+    :func:`~utf8fuzz.triage.generalize.byte_classes`, cut by every table's rows): within
+    one, each table reads every byte alike."""
+    cuts = {0, 0x80, 0xC0, 0xE0, 0xF0, 0xF8, 0xFC, 0xFE}
+    for t in tables:
+        cuts.update(b for r in t.rows for lo, hi in r.ranges for b in (lo, hi + 1))
+        cuts.update(b for x in t.reserved_leads for b in (x, x + 1))
+    return sorted(cuts - {0x100})
+
+
+def _differences(a: Profile, b: Profile) -> tuple[bytes, ...]:
+    """The least sequence that reaches each place where tables ``a`` and ``b`` read a
+    byte class otherwise: walking both tables' DFAs at once over their byte classes
+    (:func:`_class_lows`), a byte after which one table reads on and the other rejects
+    (the prefix completed by the least bytes to a sequence of the one that reads on),
+    or after which one accepts a sequence the other does not, or reads it as another
+    value; in the order found, shortest first, at most :data:`DIFFERENCES`. A function
+    of the two tables alone."""
+    da, db = a.dfa, b.dfa
+    reps = _class_lows(a, b)
+
+    def value(table: Profile, s: int, seq: bytes) -> int | None:
+        acc = table.dfa.accept[s]
+        return None if acc < 0 else table.rows[acc].value(seq)
+
+    def completed(table: Profile, s: int, seq: bytes) -> bytes:
+        d = table.dfa
+        seen, queue = {s}, deque([(s, seq)])
+        while queue:
+            t, got = queue.popleft()
+            if d.accept[t] >= 0:
+                return got
+            for x in reps:
+                n = d.trans[t][x]
+                if n != DEAD and n not in seen:
+                    seen.add(n)
+                    queue.append((n, got + bytes([x])))
+        return seq  # a live state always reaches an accepting one
+
+    found: list[bytes] = []
+    seen = {(da.start, db.start)}
+    # a difference reached, by the states it leads from and to: the other bytes of a
+    # class the tables cut alike show the same one
+    shown: set[tuple[int, int, int, int]] = set()
+    queue = deque([(da.start, db.start, b"")])
+    while queue and len(found) < DIFFERENCES:
+        sa, sb, path = queue.popleft()
+        for x in reps:
+            ta, tb = da.trans[sa][x], db.trans[sb][x]
+            seq = path + bytes([x])
+            if ta == DEAD and tb == DEAD:
+                continue
+            key = (sa, sb, ta, tb)
+            if (ta == DEAD) != (tb == DEAD):
+                if key not in shown:
+                    shown.add(key)
+                    found.append(completed(b, tb, seq) if ta == DEAD
+                                 else completed(a, ta, seq))
+                continue
+            if value(a, ta, seq) != value(b, tb, seq) and key not in shown:
+                shown.add(key)
+                found.append(seq)
+            if (ta, tb) not in seen:
+                seen.add((ta, tb))
+                queue.append((ta, tb, seq))
+    return tuple(dict.fromkeys(found))[:DIFFERENCES]
+
+
+#: (claimed profile, other table's name) -> :func:`_differences`.
+_DIFFERENCES: dict[tuple[str, str], tuple[bytes, ...]] = {}
+
+
+def _difference_probes(profile: str, other: Profile | None) -> Callable[[bytes], list[bytes]]:
+    """Probes for a move from ``profile``'s table to ``other`` (another profile's, or
+    the claimed one changed; None: no table, no probes): each sequence where they
+    differ (:func:`_differences`), ended by ASCII, alone and after the input. A move
+    says how the decoder reads every input; one that holds only on part of the
+    difference (reads a lone low surrogate as modified UTF-8 does, but rejects a lone
+    high one as CESU-8 does) is refuted, and a narrower change explains the input."""
+    def probes(d: bytes) -> list[bytes]:
+        if other is None:
+            return []
+        key = (profile, other.name)
+        if key not in _DIFFERENCES:
+            if len(_DIFFERENCES) >= 4096:
+                _DIFFERENCES.clear()
+            _DIFFERENCES[key] = _differences(REGISTRY[profile], other)
+        return [x for s in _DIFFERENCES[key] for x in (s + b"A", d + s + b"A")]
+    return probes
+
+
+def _both(*probes: Callable[[bytes], list[bytes]]) -> Callable[[bytes], list[bytes]]:
+    return lambda d: [x for p in probes for x in p(d)]
+
+
+def _also_probed(rule: Rule, probes: Callable[[bytes], list[bytes]]) -> Rule:
+    """``rule`` checked on ``probes`` too, beside its own."""
+    return replace(rule, probes=probes if rule.probes is None else _both(rule.probes, probes))
 
 
 def _feature_probes(profile: str) -> Callable[[bytes], list[bytes]]:
@@ -2296,7 +2421,8 @@ def _begins(table: Profile, b: int) -> bool:
     return table.row_of(bytes([b])) is not None or table.is_prefix(bytes([b]))
 
 
-def _accepting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
+def _accepting_boxes(data: bytes, profile: str, policy: str, narrow: bool = False
+                     ) -> Iterator[Rule]:
     """The claimed table with one box more, read before the table at each place the
     claimed profile finds an error (the rest cut into errors as claimed: a decoder
     that checks for the box first, then decodes as it should), made from an error the
@@ -2304,7 +2430,10 @@ def _accepting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
     CESU-8 pair, C0 80, a 5-byte form); a byte that begins no sequence taken as the
     character of its value, as Latin-1 would (its structural class, then its byte
     class); a sequence of an ill-formed spec feature taken as one U+FFFD, without an
-    error (a decoder that substitutes what it reads but does not report it)."""
+    error (a decoder that substitutes what it reads but does not report it). With
+    ``narrow``, instead: each such row cut to the claimed byte classes of the bytes
+    there, up to the byte the claimed table rejects them at (narrower than a spec
+    feature's move, so tried after those: :func:`_delta_rules`)."""
     table = REGISTRY[profile]
     mine = _ref(profile, policy)
     seen: set[str] = set()
@@ -2321,6 +2450,10 @@ def _accepting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
                 seq = data[t.start:t.start + r.length]
                 if not r.matches(seq) or table.row_of(seq) is not None:
                     continue
+                if narrow:
+                    if r.value_fn is None:
+                        moves += _narrowed(profile, prof, r, seq)
+                    continue
                 rows = [r] if r.value_fn is not None else [
                     Row(p, clause=r.clause) for p in _box_table_rows(profile, r)]
                 if any(sorted(x.ranges for x in rows) == sorted(_added(profile, f, len(seq)))
@@ -2329,7 +2462,7 @@ def _accepting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
                 moves.append((f"accepts:{_box_name(r.ranges)}",
                               f"it accepts the sequences {r.describe()} that the profile "
                               f"rejects, as the {prof} profile reads them ({r.clause})", rows))
-        if t.end - t.start == 1:
+        if t.end - t.start == 1 and not narrow:
             moves += [(f"accepts:{_box_name(((lo, hi),))}",
                        f"it takes a byte {_box_name(((lo, hi),))}, which begins no sequence, "
                        "as the character of its value, as Latin-1 would",
@@ -2339,7 +2472,30 @@ def _accepting_boxes(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
             if name not in seen and rows:
                 seen.add(name)
                 yield Rule(Explanation(name, text + ": a change to the well-formed set",
-                                       "non-conformance"), _reading_first(mine, rows))
+                                       "non-conformance"), _reading_first(mine, rows),
+                           _difference_probes(profile, _box_table(profile, f"+{name}", rows)))
+
+
+def _narrowed(profile: str, prof: str, r: Row, seq: bytes
+              ) -> list[tuple[str, str, list[Row]]]:
+    """Row ``r`` of ``prof``'s table cut to the claimed profile's byte classes of the
+    bytes of ``seq`` (one of its sequences) up to the byte the claimed table rejects
+    them at, the row's ranges past it: the part of the row the decoder may read where
+    it does not read all of it (a lone low surrogate, not a high one); none where that
+    is the whole row, or a whole spec feature's sequences (that move's, by its name)."""
+    table, classes = REGISTRY[profile], byte_classes(profile)
+    k = next((i for i in range(1, len(seq)) if not table.is_prefix(seq[:i])), len(seq))
+    cut = tuple((max(lo, c[0]), min(hi, c[1])) if i < k else (lo, hi)
+                for i, ((lo, hi), c) in enumerate(zip(r.ranges, (
+                    next(c for c in classes if c[0] <= b <= c[1]) for b in seq), strict=True)))
+    pieces = _box_table_rows(profile, Row(cut))
+    if cut == r.ranges or not pieces or any(
+            sorted(pieces) == sorted(_added(profile, f, len(seq))) for f in _FEATURE_ROWS):
+        return []
+    return [(f"accepts:{_box_name(cut)}",
+             f"it accepts the sequences {Row(cut).describe()} that the profile rejects (a "
+             f"part of the {prof} profile's row {r.describe()}), as that profile reads "
+             f"them ({r.clause})", [Row(p, clause=r.clause) for p in pieces])]
 
 
 def _unreported_rules(data: bytes, profile: str, policy: str) -> Iterator[Rule]:
@@ -2516,8 +2672,10 @@ def _union_rules(profile: str, policy: str, klass: str) -> Iterator[Rule]:
             continue
         what = (f"it accepts what {profile} accepts and what the {prof} profile accepts "
                 f"too ({REGISTRY[prof].spec})")
+        differ = _difference_probes(profile, u)
         yield Rule(Explanation(f"profile:{profile}|{prof}/{policy}", what,
-                               severity_of(klass)), Point(u, policy).predict, joined=True)
+                               severity_of(klass)), Point(u, policy).predict, differ,
+                   joined=True)
         yield Rule(Explanation(
             f"profile:{profile}|{prof}/checked-when-complete",
             what + "; it takes the bytes a lead announces (RFC 2279 section 2) while they "
@@ -2525,7 +2683,7 @@ def _union_rules(profile: str, policy: str, klass: str) -> Iterator[Rule]:
             "has them all: a prefix the table rejects is still incomplete to it, and a "
             "complete sequence the table rejects is an error over all its bytes but the last",
             severity_of(klass)), Point(u, when_complete(policy), pair_rows=_pairs(u)).predict,
-            _completed, joined=True)
+            _both(_completed, differ), joined=True)
 
 
 __all__ = ["BY_LEAD_ALONE", "BY_STRUCTURE", "LONG_INPUT", "RULES", "SEVERITIES", "Explanation",
