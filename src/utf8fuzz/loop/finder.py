@@ -15,7 +15,7 @@ but whose first difference no rule recorded for the decoder predicts, may show
 another cause at the same place: it is explained and minimized in
 turn (:meth:`Finder._other_causes`, the first :data:`CAUSE_CHECKS` inputs a
 signature; of the corpus's signatures, those on the run's turn: :meth:`Finder._on_turn`;
-a screened input is run again in full first, as many times a signature at most),
+a screened input is run again in full first, :data:`CAUSE_RERUNS` a signature at most),
 so that three bugs at one feature are three findings, each saved with
 its own entry (:func:`.corpus.entry_path`: the first cause under a signature at the
 signature's name, another at the signature's and its finding's). A core of a cause
@@ -113,6 +113,11 @@ FULL_EVERY_ENV = "UTF8FUZZ_FULL_EVERY"
 #: recorded (:meth:`Finder._other_causes`): a count, not seconds (each costs a
 #: prediction or two; one that may show another cause, an explanation).
 CAUSE_CHECKS = 64
+#: Screened inputs run again in full per signature and run to be asked whether they
+#: show another cause (:meth:`Finder._rerun`): the inputs compared in full (one in
+#: ``full_every``) are asked too, so a few suffice; a count, as each costs a full run of
+#: the decoders that decide the signature.
+CAUSE_RERUNS = 8
 #: Of the signatures an earlier run recorded in the corpus, how many a run asks for
 #: other causes (:meth:`Finder._on_turn`): its turn's share, so that what a run pays
 #: for them is a count whatever the corpus's size (each adopted costs its rules'
@@ -315,8 +320,13 @@ class Finder:
         # Rule, None where it predicts nothing), and how many inputs were asked
         # whether they show another cause (_other_causes)
         self._causes: dict[Signature, tuple[dict[str, Rule | None], list[int]]] = {}
-        # screened inputs under each of them run again in full to be asked (_learn)
+        # screened inputs under each of them run again in full to be asked (_rerun),
+        # the signatures that may still be (of _causes: its first _synced), and those
+        # that may not
         self._reruns: dict[Signature, int] = {}
+        self._open: set[Signature] = set()
+        self._shut: set[Signature] = set()
+        self._synced = 0
         # every rule recorded in this run that predicts outcomes, by the decoder it
         # explains: an input one of them predicts is that cause's evidence, whatever
         # signature its first difference got
@@ -551,17 +561,25 @@ class Finder:
     def _rerun(self, res: Result) -> list[str]:
         """The decoders whose divergences on the screened ``res`` are run again in
         full to be asked for other causes: those at a signature that is asked
-        (:meth:`_other_causes`) and has not had :data:`CAUSE_CHECKS` screened inputs
-        run again (a count, kept apart from the asks: an input whose outcome cannot
-        be asked does not stop it)."""
+        (:meth:`_other_causes`, fewer than :data:`CAUSE_CHECKS` times) and has had
+        fewer than :data:`CAUSE_RERUNS` screened inputs run again (a count of its own:
+        an input whose outcome cannot be asked does not stop it). Once no signature
+        may be, it costs nothing per input."""
+        if len(self._causes) != self._synced:  # signatures recorded or adopted since
+            self._open.update(s for s in self._causes
+                              if s.klass not in FAILURES and s not in self._shut)
+            self._synced = len(self._causes)
+        if not self._open:
+            return []
         names = []
-        for div in res.divergences:
-            sig = div.signature
-            causes = self._causes.get(sig)
-            if (causes is not None and sig.klass not in FAILURES
-                    and causes[1][0] < CAUSE_CHECKS and self._reruns.get(sig, 0) < CAUSE_CHECKS):
-                self._reruns[sig] = self._reruns.get(sig, 0) + 1
-                names.append(div.decoders[0])
+        for sig in self._open.intersection(res.signature_set()):
+            n = self._reruns.get(sig, 0)
+            if n >= CAUSE_RERUNS or self._causes[sig][1][0] >= CAUSE_CHECKS:
+                self._open.discard(sig)
+                self._shut.add(sig)
+                continue
+            self._reruns[sig] = n + 1
+            names.append(sig.decoders[0])
         return names
 
     def _whole(self, res: Result) -> bool:
